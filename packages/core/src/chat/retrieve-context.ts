@@ -1,0 +1,78 @@
+import { embedderMismatch } from "../errors.js";
+import type { Embedder, FusionParameters } from "../ports/embedder.js";
+import type { SearchIndex } from "../ports/search-index.js";
+import { fuseByReciprocalRank, type FusedHit } from "../retrieval/fusion.js";
+import type { RetrievalSettings } from "../settings.js";
+import type { ContextChunk } from "./prompt-builder.js";
+
+/** What hybrid retrieval needs. */
+export interface RetrieveCandidates {
+  searchIndex: SearchIndex;
+  embedder: Embedder;
+  chatbotId: string;
+  query: string;
+  /** Overrides the embedder's fusion defaults, field by field. */
+  fusion?: Partial<FusionParameters>;
+  keywordK?: number;
+  vectorK?: number;
+}
+
+/**
+ * Hybrid retrieval: BM25 top `keywordK` and vector top `vectorK`, fused by weighted Reciprocal
+ * Rank Fusion with the embedder's declared defaults. A chatbot with no documents is not
+ * searched (and the query is not embedded).
+ */
+export async function retrieveCandidates(input: RetrieveCandidates): Promise<FusedHit[]> {
+  const { searchIndex, embedder, chatbotId } = input;
+  const space = await searchIndex.embeddingSpace(chatbotId);
+  if (space === null) return [];
+  if (space.embedderId !== embedder.id || space.dimensions !== embedder.dimensions) {
+    throw embedderMismatch(chatbotId, space.embedderId, embedder.id);
+  }
+  const [keywordHits, vectorHits] = await Promise.all([
+    searchIndex.keywordSearch(chatbotId, input.query, input.keywordK ?? 20),
+    embedder
+      .embed([input.query], "query")
+      .then(([vector]) => searchIndex.vectorSearch(chatbotId, space, vector!, input.vectorK ?? 20)),
+  ]);
+  return fuseByReciprocalRank(keywordHits, vectorHits, { ...embedder.fusion, ...input.fusion });
+}
+
+/** Characters per token, a conservative average for English prose. */
+const CHARS_PER_TOKEN = 4;
+
+/**
+ * The context for the prompt: the best fused chunks, at most `maxChunks`, while they fit in
+ * the token budget. The first chunk is always kept (cut to the budget if it alone exceeds it).
+ */
+export function selectContext(hits: FusedHit[], settings: Pick<RetrievalSettings, "maxChunks" | "contextTokenBudget">): ContextChunk[] {
+  const budget = settings.contextTokenBudget * CHARS_PER_TOKEN;
+  const chosen: ContextChunk[] = [];
+  let used = 0;
+  for (const hit of hits) {
+    if (chosen.length >= settings.maxChunks) break;
+    const title = hit.title.trim() || hit.source;
+    const size = title.length + hit.text.length;
+    if (used + size > budget) {
+      if (chosen.length === 0) chosen.push({ title, text: hit.text.slice(0, Math.max(0, budget - title.length)) });
+      continue; // a smaller chunk further down may still fit
+    }
+    chosen.push({ title, text: hit.text });
+    used += size;
+  }
+  return chosen;
+}
+
+/** Retrieval and selection as chat runs them. */
+export async function retrieveContext(
+  input: Omit<RetrieveCandidates, "fusion" | "keywordK" | "vectorK">,
+  settings: RetrievalSettings,
+): Promise<ContextChunk[]> {
+  const hits = await retrieveCandidates({
+    ...input,
+    fusion: settings.fusion,
+    keywordK: settings.keywordCandidates,
+    vectorK: settings.vectorCandidates,
+  });
+  return selectContext(hits, settings);
+}

@@ -1,0 +1,16 @@
+import type { Chatbot } from "../domain/chatbot.js";
+import type { User } from "../domain/user.js";
+import type { Dependencies } from "../dependencies.js";
+import { chatbotNotFound } from "../errors.js";
+import { isUuid } from "../support/ids.js";
+
+/**
+ * The user's chatbot with that id. A malformed id, a missing or deleted chatbot and another
+ * user's chatbot are all the same `not_found`, so ids of others' chatbots cannot be probed.
+ */
+export async function findOwnedChatbot(dependencies: Pick<Dependencies, "storage">, user: User, chatbotId: string): Promise<Chatbot> {
+  if (!isUuid(chatbotId)) throw chatbotNotFound();
+  const chatbot = await dependencies.storage.getChatbot(chatbotId.toLowerCase());
+  if (!chatbot || chatbot.deletedAt !== null || chatbot.ownerId !== user.id) throw chatbotNotFound();
+  return chatbot;
+}

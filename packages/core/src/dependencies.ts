@@ -1,0 +1,22 @@
+import type { EventBus } from "./events/event-bus.js";
+import type { ChatModels } from "./ports/chat-model.js";
+import type { Clock } from "./ports/clock.js";
+import type { Embedder } from "./ports/embedder.js";
+import type { Ids } from "./ports/ids.js";
+import type { RateLimiter } from "./ports/rate-limiter.js";
+import type { SearchIndex } from "./ports/search-index.js";
+import type { Storage } from "./ports/storage.js";
+import type { ParleySettings } from "./settings.js";
+
+/** Everything the services of the core run on, resolved with defaults by `createParley`. */
+export interface Dependencies {
+  storage: Storage;
+  searchIndex: SearchIndex;
+  embedder: Embedder;
+  chatModels: ChatModels;
+  rateLimiter: RateLimiter;
+  clock: Clock;
+  ids: Ids;
+  events: EventBus;
+  settings: ParleySettings;
+}

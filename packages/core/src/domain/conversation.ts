@@ -1,0 +1,25 @@
+/** A conversation is keyed by (chatbotId, sessionId). */
+export interface Conversation {
+  id: string;
+  chatbotId: string;
+  sessionId: string;
+  /** While true, chat stores inbound messages and generates no reply. */
+  humanTakeover: boolean;
+  createdAt: number;
+}
+
+/** `user` for inbound messages; `assistant` for the model's or a human agent's replies. */
+export type MessageRole = "user" | "assistant";
+
+/** Who wrote an assistant message: the model or a human agent during a takeover. */
+export type MessageAuthor = "end_user" | "model" | "agent";
+
+/** One stored message. One message is one turn of history. */
+export interface Message {
+  id: string;
+  conversationId: string;
+  role: MessageRole;
+  author: MessageAuthor;
+  content: string;
+  createdAt: number;
+}

@@ -1,0 +1,47 @@
+/** Payload of `conversation.started` (DESIGN §5). */
+export interface ConversationStartedData {
+  conversation_id: string;
+  chatbot_id: string;
+  session_id: string;
+  created_at: string;
+}
+
+/** Payload of `message.received` (DESIGN §5). */
+export interface MessageReceivedData {
+  message_id: string;
+  conversation_id: string;
+  chatbot_id: string;
+  session_id: string;
+  role: "user";
+  content: string;
+  human_takeover: boolean;
+  created_at: string;
+}
+
+/** Every event kind with its payload. */
+export type ParleyEventMap = {
+  "conversation.started": ConversationStartedData;
+  "message.received": MessageReceivedData;
+};
+
+/** One of the event kinds. */
+export type EventType = keyof ParleyEventMap;
+
+/** The event kinds, for validation. */
+export const EVENT_TYPES: readonly EventType[] = ["conversation.started", "message.received"];
+
+/**
+ * An event as written to the outbox, in the same transaction as the message that caused it,
+ * so that no fired event is ever lost. Webhook delivery reads the outbox.
+ */
+export type OutboxEvent = {
+  [K in EventType]: {
+    id: string;
+    type: K;
+    /** The owner of the chatbot: subscriptions are per user. */
+    userId: string;
+    chatbotId: string;
+    data: ParleyEventMap[K];
+    createdAt: number;
+  };
+}[EventType];

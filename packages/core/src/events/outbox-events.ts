@@ -1,0 +1,54 @@
+import type { Conversation, Message } from "../domain/conversation.js";
+import type { OutboxEvent } from "../domain/events.js";
+import { formatTimestamp } from "../support/time.js";
+import type { EventBus } from "./event-bus.js";
+
+/** The `conversation.started` event of a new conversation. */
+export function conversationStarted(id: string, ownerId: string, conversation: Conversation): OutboxEvent {
+  return {
+    id,
+    type: "conversation.started",
+    userId: ownerId,
+    chatbotId: conversation.chatbotId,
+    createdAt: conversation.createdAt,
+    data: {
+      conversation_id: conversation.id,
+      chatbot_id: conversation.chatbotId,
+      session_id: conversation.sessionId,
+      created_at: formatTimestamp(conversation.createdAt),
+    },
+  };
+}
+
+/** The `message.received` event of a stored user message. */
+export function messageReceived(id: string, ownerId: string, conversation: Conversation, message: Message): OutboxEvent {
+  return {
+    id,
+    type: "message.received",
+    userId: ownerId,
+    chatbotId: conversation.chatbotId,
+    createdAt: message.createdAt,
+    data: {
+      message_id: message.id,
+      conversation_id: conversation.id,
+      chatbot_id: conversation.chatbotId,
+      session_id: conversation.sessionId,
+      role: "user",
+      content: message.content,
+      human_takeover: conversation.humanTakeover,
+      created_at: formatTimestamp(message.createdAt),
+    },
+  };
+}
+
+/** Tells in-process subscribers of events that are already committed to the outbox. */
+export function publish(bus: EventBus, events: OutboxEvent[]): void {
+  for (const event of events) {
+    // A subscriber's exception must not turn a stored, successful call into a failure.
+    try {
+      bus.emit(event.type, event.data as never);
+    } catch {
+      // Subscribers own their errors; the outbox still holds the event for webhooks.
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import type { ChatbotDetail, ChatbotSummary } from "./domain/chatbot.js";
+import type { Caller } from "./domain/user.js";
+import type { Dependencies } from "./dependencies.js";
+import { createEventBus, type EventBus } from "./events/event-bus.js";
+import { admitRequest, authenticate } from "./auth/authenticate.js";
+import { toChatbotDetail, toChatbotSummary } from "./chatbots/chatbot-views.js";
+import { findOwnedChatbot } from "./chatbots/owned-chatbot.js";
+import { chat, type ChatResult } from "./chat/chat-pipeline.js";
+import { defaultIdentityRules } from "./chat/identity-rules.js";
+import { createApiKey, createUser, revokeApiKey, setPlan } from "./admin/accounts.js";
+import { createChatbot, deleteChatbot, setChatbotActive, type CreateChatbotInput } from "./admin/chatbot-admin.js";
+import { ingestDocument, reindexChatbot, removeDocument, type DocumentInput } from "./admin/ingestion.js";
+import { replyAsAgent, setHumanTakeover, showConversation } from "./admin/conversations.js";
+import { createWebhookSubscription, type CreateWebhookInput } from "./admin/webhooks.js";
+import { createMemoryRateLimiter } from "./memory/memory-rate-limiter.js";
+import type { ChatModels } from "./ports/chat-model.js";
+import type { Clock } from "./ports/clock.js";
+import type { Embedder } from "./ports/embedder.js";
+import type { Ids } from "./ports/ids.js";
+import type { RateLimiter } from "./ports/rate-limiter.js";
+import type { SearchIndex } from "./ports/search-index.js";
+import type { Storage } from "./ports/storage.js";
+import type { ParleySettings, RetrievalSettings } from "./settings.js";
+import type { ChunkOptions } from "./retrieval/chunker.js";
+import { randomIds } from "./support/ids.js";
+import { systemClock } from "./support/time.js";
+
+/** The adapters Parley runs on, and settings that differ from DESIGN §4's defaults. */
+export interface ParleyOptions {
+  storage: Storage;
+  searchIndex: SearchIndex;
+  embedder: Embedder;
+  chatModels: ChatModels;
+  /** Defaults to an in-memory limiter (one process). */
+  rateLimiter?: RateLimiter;
+  clock?: Clock;
+  ids?: Ids;
+  /** Defaults to a new bus; subscribe with `parley.events.on(type, handler)`. */
+  events?: EventBus;
+  settings?: Partial<Omit<ParleySettings, "retrieval">> & { retrieval?: Partial<RetrievalSettings> };
+}
+
+/** The default settings of DESIGN §4. */
+export const DEFAULT_SETTINGS: ParleySettings = {
+  keyRequestsPerMinute: 60,
+  conversationMessagesPerMinute: 20,
+  historyTurns: 10,
+  defaultPlan: { name: "free", monthlyMessages: 1000 },
+  maxReplyTokens: 1024,
+  retrieval: { keywordCandidates: 20, vectorCandidates: 20, fusion: {}, maxChunks: 5, contextTokenBudget: 2000 },
+  identityRules: defaultIdentityRules,
+};
+
+/** Creates a Parley instance: the service of the spec plus the administration the CLI exposes. */
+export function createParley(options: ParleyOptions) {
+  const clock = options.clock ?? systemClock;
+  const settings: ParleySettings = {
+    ...DEFAULT_SETTINGS,
+    ...options.settings,
+    retrieval: { ...DEFAULT_SETTINGS.retrieval, ...options.settings?.retrieval },
+  };
+  const dependencies: Dependencies = {
+    storage: options.storage,
+    searchIndex: options.searchIndex,
+    embedder: options.embedder,
+    chatModels: options.chatModels,
+    rateLimiter: options.rateLimiter ?? createMemoryRateLimiter({ clock }),
+    clock,
+    ids: options.ids ?? randomIds,
+    events: options.events ?? createEventBus(),
+    settings,
+  };
+
+  return {
+    /** Subscribe to `conversation.started` and `message.received` in process. */
+    events: dependencies.events,
+    settings,
+
+    /** The caller behind an API key; `unauthorized` for a missing, malformed, unknown or revoked key. */
+    authenticate: (apiKey: string | undefined | null) => authenticate(dependencies, apiKey),
+    /** Counts a request against the caller's per-key rate limit; `rate_limited` when exceeded. */
+    admitRequest: (caller: Caller) => admitRequest(dependencies, caller),
+    /** The caller's chatbots (not deleted), newest first, in the spec's list form. */
+    listChatbots: async (caller: Caller): Promise<ChatbotSummary[]> =>
+      (await dependencies.storage.listChatbots(caller.user.id)).map(toChatbotSummary),
+    /** One of the caller's chatbots in the spec's detail form; `not_found` otherwise. */
+    getChatbot: async (caller: Caller, chatbotId: string): Promise<ChatbotDetail> =>
+      toChatbotDetail(await findOwnedChatbot(dependencies, caller.user, chatbotId)),
+    /** Answers a message sent to one of the caller's chatbots (the spec's chat operation). */
+    chat: (caller: Caller, chatbotId: string, body: unknown): Promise<ChatResult> => chat(dependencies, caller, chatbotId, body),
+
+    /** Operations for the owner of the deployment (the CLI), not scoped to an API key. */
+    admin: {
+      setPlan: (name: string, monthlyMessages: number) => setPlan(dependencies, name, monthlyMessages),
+      createUser: (input: { email: string; plan?: string; monthlyMessages?: number }) => createUser(dependencies, input),
+      createApiKey: (input: { userId: string; name?: string }) => createApiKey(dependencies, input),
+      revokeApiKey: (keyId: string) => revokeApiKey(dependencies, keyId),
+      createChatbot: (input: CreateChatbotInput) => createChatbot(dependencies, input),
+      pauseChatbot: (chatbotId: string) => setChatbotActive(dependencies, chatbotId, false),
+      resumeChatbot: (chatbotId: string) => setChatbotActive(dependencies, chatbotId, true),
+      deleteChatbot: (chatbotId: string) => deleteChatbot(dependencies, chatbotId),
+      ingestDocument: (chatbotId: string, document: DocumentInput, chunking?: ChunkOptions) =>
+        ingestDocument(dependencies, chatbotId, document, chunking),
+      removeDocument: (chatbotId: string, source: string) => removeDocument(dependencies, chatbotId, source),
+      reindexChatbot: (chatbotId: string) => reindexChatbot(dependencies, chatbotId),
+      startTakeover: (chatbotId: string, sessionId: string) => setHumanTakeover(dependencies, chatbotId, sessionId, true),
+      endTakeover: (chatbotId: string, sessionId: string) => setHumanTakeover(dependencies, chatbotId, sessionId, false),
+      replyAsAgent: (chatbotId: string, sessionId: string, content: string) => replyAsAgent(dependencies, chatbotId, sessionId, content),
+      showConversation: (chatbotId: string, sessionId: string) => showConversation(dependencies, chatbotId, sessionId),
+      createWebhookSubscription: (input: CreateWebhookInput) => createWebhookSubscription(dependencies, input),
+      listWebhookSubscriptions: (userId: string) => dependencies.storage.listWebhookSubscriptions(userId),
+      removeWebhookSubscription: (subscriptionId: string) => dependencies.storage.deleteWebhookSubscription(subscriptionId),
+    },
+  };
+}
+
+/** A Parley instance. */
+export type Parley = ReturnType<typeof createParley>;

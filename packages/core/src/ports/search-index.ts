@@ -1,0 +1,70 @@
+/** The embedding space a chatbot's vectors were made in. */
+export interface EmbeddingSpace {
+  embedderId: string;
+  dimensions: number;
+}
+
+/** A document to index: its chunks, in order, each with its embedding. */
+export interface DocumentToIndex {
+  /** Identifies the document within the chatbot; indexing the same source again replaces it. */
+  source: string;
+  /** Shown with each chunk in the prompt; weighs more than the body in keyword search. */
+  title: string;
+  chunks: { text: string; embedding: Float32Array }[];
+}
+
+/** A chunk found by a search, best first. */
+export interface SearchHit {
+  /** Stable id of the chunk within the index. */
+  chunkId: string;
+  source: string;
+  title: string;
+  text: string;
+  /** The arm's own score: higher is better (BM25 negated, or cosine similarity). */
+  score: number;
+}
+
+/** A stored chunk, for re-embedding. */
+export interface StoredChunk {
+  chunkId: string;
+  source: string;
+  title: string;
+  text: string;
+}
+
+/**
+ * Per-chatbot hybrid search: BM25 over chunk text and nearest neighbours over embeddings.
+ * Every method that writes is atomic: a failure leaves the index as it was.
+ */
+export interface SearchIndex {
+  /**
+   * Replaces every chunk of `document.source` in the chatbot's index with the given chunks.
+   * The first document fixes the chatbot's embedding space; a document in another space is
+   * refused with an `embedder_mismatch` error.
+   */
+  replaceDocument(chatbotId: string, space: EmbeddingSpace, document: DocumentToIndex): Promise<{ chunks: number }>;
+  /** Removes a document's chunks; false when there were none. */
+  deleteDocument(chatbotId: string, source: string): Promise<boolean>;
+  /** The best `k` chunks for `text` by BM25. Any text is safe; text with no words finds nothing. */
+  keywordSearch(chatbotId: string, text: string, k: number): Promise<SearchHit[]>;
+  /**
+   * The `k` chunks nearest to `vector`. Refused with `embedder_mismatch` when the chatbot's
+   * vectors were made in another space; an empty index finds nothing.
+   */
+  vectorSearch(chatbotId: string, space: EmbeddingSpace, vector: Float32Array, k: number): Promise<SearchHit[]>;
+  /** The chatbot's embedding space, or null before its first document. */
+  embeddingSpace(chatbotId: string): Promise<EmbeddingSpace | null>;
+  /** Every chunk of the chatbot, in a stable order, `limit` at a time after `afterChunkId`. */
+  listChunks(chatbotId: string, options: { afterChunkId?: string; limit: number }): Promise<StoredChunk[]>;
+  /**
+   * Moves the chatbot to a new embedding space: replaces the vector of every chunk named.
+   * Called with the whole chatbot's chunks (in pages) by reindexing; the space is switched by
+   * the first call with `reset: true`, which drops every old vector.
+   */
+  replaceEmbeddings(
+    chatbotId: string,
+    space: EmbeddingSpace,
+    embeddings: { chunkId: string; embedding: Float32Array }[],
+    options: { reset: boolean },
+  ): Promise<void>;
+}

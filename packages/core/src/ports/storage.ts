@@ -1,0 +1,137 @@
+import type { Chatbot } from "../domain/chatbot.js";
+import type { Conversation, Message, MessageAuthor } from "../domain/conversation.js";
+import type { OutboxEvent } from "../domain/events.js";
+import type { ApiKey, Plan, User } from "../domain/user.js";
+import type { WebhookSubscription } from "../domain/webhook.js";
+
+/** The fields of a chatbot its owner may change after creation. */
+export type ChatbotChanges = Partial<Pick<Chatbot, "isActive" | "deletedAt" | "name" | "systemPrompt" | "fallbackMessage" | "model" | "provider">>;
+
+/** Everything {@link Storage.acceptUserMessage} needs; ids and times come from the core. */
+export interface AcceptUserMessage {
+  /** The owner of the chatbot, whose monthly quota the message counts against. */
+  userId: string;
+  /** UTC calendar month, `YYYY-MM`. */
+  month: string;
+  /** The owner's monthly limit of user messages. */
+  monthlyLimit: number;
+  chatbotId: string;
+  sessionId: string;
+  content: string;
+  /** Used only when the conversation does not exist yet. */
+  newConversationId: string;
+  messageId: string;
+  /** Ids for the outbox events this call may write (at most two). */
+  eventIds: [string, string];
+  /** How many stored messages before this one to return as history. */
+  historyLimit: number;
+  /** Builds the outbox events from what the transaction decided (new conversation, takeover). */
+  events: (accepted: AcceptedFacts) => OutboxEvent[];
+  at: number;
+}
+
+/** What the transaction decided, for building events. */
+export interface AcceptedFacts {
+  conversation: Conversation;
+  conversationCreated: boolean;
+  message: Message;
+}
+
+/** The outcome of {@link Storage.acceptUserMessage}. */
+export type AcceptUserMessageResult =
+  | { accepted: false; used: number }
+  | {
+      accepted: true;
+      conversation: Conversation;
+      conversationCreated: boolean;
+      message: Message;
+      /** The stored messages before this one, oldest first, at most `historyLimit`. */
+      history: Message[];
+      /** The outbox events written in the same transaction. */
+      events: OutboxEvent[];
+      /** Messages counted this month, this one included. */
+      used: number;
+    };
+
+/** Everything {@link Storage.setHumanTakeover} needs. */
+export interface SetHumanTakeover {
+  chatbotId: string;
+  sessionId: string;
+  humanTakeover: boolean;
+  newConversationId: string;
+  /** Builds `conversation.started` when the call creates the conversation. */
+  events: (conversation: Conversation) => OutboxEvent[];
+  at: number;
+}
+
+/**
+ * Durable state of Parley. Every method is one atomic step: it either happens whole or not
+ * at all, and no other call's writes interleave with it. An adapter over a synchronous driver
+ * runs each method as one transaction; an adapter over a networked database runs it as one
+ * database transaction. No method leaves a transaction open when it returns.
+ */
+export interface Storage {
+  /** Creates or updates a plan by name. */
+  upsertPlan(plan: Plan): Promise<Plan>;
+  /** The plan of that name, or null. */
+  getPlan(name: string): Promise<Plan | null>;
+  /** Returns the plan of that name, creating it with `plan` first if it does not exist. */
+  ensurePlan(plan: Plan): Promise<Plan>;
+
+  /** Stores a new user; refused with `conflict` when the email is taken (case-insensitive). */
+  createUser(user: User): Promise<User>;
+  /** The user with that id, or null. */
+  getUser(id: string): Promise<User | null>;
+
+  /** Stores a new API key (its hash only). */
+  createApiKey(key: ApiKey): Promise<ApiKey>;
+  /** The key with that hash and its user, or null; revoked keys are returned too. */
+  findApiKeyByHash(keyHash: string): Promise<{ apiKey: ApiKey; user: User } | null>;
+  /** Marks a key revoked (idempotent); null when no such key exists. */
+  revokeApiKey(id: string, at: number): Promise<ApiKey | null>;
+
+  /**
+   * Stores a new chatbot under the first free slug of `baseSlug`, `baseSlug-2`, `baseSlug-3`, …
+   * among the owner's chatbots that are not deleted, chosen in the same atomic step.
+   */
+  createChatbot(chatbot: Omit<Chatbot, "slug">, baseSlug: string): Promise<Chatbot>;
+  /** The chatbot with that id, deleted or not, or null. */
+  getChatbot(id: string): Promise<Chatbot | null>;
+  /** The owner's chatbots that are not deleted, newest first, ties by id. */
+  listChatbots(ownerId: string): Promise<Chatbot[]>;
+  /** Applies changes to a chatbot; null when no such chatbot exists. */
+  updateChatbot(id: string, changes: ChatbotChanges): Promise<Chatbot | null>;
+
+  /** User messages counted for the user in that month (`YYYY-MM`). */
+  getMonthlyUsage(userId: string, month: string): Promise<number>;
+
+  /**
+   * The heart of a chat call, as one atomic step: reserves one message of the month's quota
+   * if any is left (else returns `accepted: false` and writes nothing), finds or creates the
+   * conversation, appends the user message, writes its outbox events, and returns the
+   * history before it. Concurrent calls never exceed the limit.
+   */
+  acceptUserMessage(input: AcceptUserMessage): Promise<AcceptUserMessageResult>;
+  /** Appends an assistant message (the model's reply or a human agent's). */
+  appendAssistantMessage(input: { id: string; conversationId: string; content: string; author: Exclude<MessageAuthor, "end_user">; at: number }): Promise<Message>;
+
+  /** The conversation of (chatbotId, sessionId), or null. */
+  findConversation(chatbotId: string, sessionId: string): Promise<Conversation | null>;
+  /** Starts or ends a takeover, creating the conversation (with its events) when needed. */
+  setHumanTakeover(input: SetHumanTakeover): Promise<{ conversation: Conversation; created: boolean; events: OutboxEvent[] }>;
+  /** Every message of a conversation, oldest first. */
+  listMessages(conversationId: string): Promise<Message[]>;
+
+  /** The oldest `limit` outbox events, in the order they were written. */
+  listOutboxEvents(options: { limit: number }): Promise<OutboxEvent[]>;
+
+  /** Stores a webhook subscription. */
+  createWebhookSubscription(subscription: WebhookSubscription): Promise<WebhookSubscription>;
+  /** The user's webhook subscriptions, oldest first. */
+  listWebhookSubscriptions(userId: string): Promise<WebhookSubscription[]>;
+  /** Removes a subscription; false when there was none. */
+  deleteWebhookSubscription(id: string): Promise<boolean>;
+
+  /** Releases resources (closes the database). */
+  close(): Promise<void>;
+}

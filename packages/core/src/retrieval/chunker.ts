@@ -1,0 +1,108 @@
+/** How text is cut into chunks. */
+export interface ChunkOptions {
+  /** Longest chunk, in characters (default 800). */
+  maxChars?: number;
+  /** Characters of whole sentences repeated from the end of one chunk at the start of the next (default 150). */
+  overlapChars?: number;
+}
+
+/** A piece that is never cut: a sentence, or a run of words of an over-long sentence. */
+interface Unit {
+  text: string;
+  startsParagraph: boolean;
+}
+
+const sentences = new Intl.Segmenter("en", { granularity: "sentence" });
+const words = new Intl.Segmenter("en", { granularity: "word" });
+
+/**
+ * Cuts text into chunks of at most `maxChars` characters, at paragraph boundaries first, then
+ * sentence boundaries, then word boundaries, with whole sentences of overlap between neighbours.
+ * Only a single word longer than a whole chunk (a URL, a hash) is ever cut inside.
+ */
+export function chunkText(text: string, options: ChunkOptions = {}): string[] {
+  const maxChars = Math.max(50, options.maxChars ?? 800);
+  const overlapChars = Math.min(options.overlapChars ?? 150, Math.floor(maxChars / 2));
+  return packUnits(splitIntoUnits(text, maxChars), maxChars, overlapChars);
+}
+
+function splitIntoUnits(text: string, maxChars: number): Unit[] {
+  const units: Unit[] = [];
+  const paragraphs = text.replace(/\r\n?/g, "\n").split(/\n[ \t]*\n/);
+  for (const paragraph of paragraphs) {
+    let startsParagraph = true;
+    for (const { segment } of sentences.segment(paragraph.trim())) {
+      const sentence = segment.trim();
+      if (sentence === "") continue;
+      for (const piece of sentence.length <= maxChars ? [sentence] : splitLongSentence(sentence, maxChars)) {
+        units.push({ text: piece, startsParagraph });
+        startsParagraph = false;
+      }
+    }
+  }
+  return units;
+}
+
+/** Splits a sentence longer than a chunk into runs of whole words. */
+function splitLongSentence(sentence: string, maxChars: number): string[] {
+  const pieces: string[] = [];
+  let current = "";
+  for (const { segment } of words.segment(sentence)) {
+    for (const part of segment.length <= maxChars ? [segment] : cutCodePoints(segment, maxChars)) {
+      if (current.length + part.length > maxChars) {
+        if (current.trim() !== "") pieces.push(current.trim());
+        current = "";
+      }
+      current += part;
+    }
+  }
+  if (current.trim() !== "") pieces.push(current.trim());
+  return pieces;
+}
+
+/** The last resort for one word longer than a chunk: cut between code points, never inside a surrogate pair. */
+function cutCodePoints(word: string, maxChars: number): string[] {
+  const pieces: string[] = [];
+  let current = "";
+  for (const codePoint of word) {
+    if (current.length + codePoint.length > maxChars) {
+      pieces.push(current);
+      current = "";
+    }
+    current += codePoint;
+  }
+  if (current !== "") pieces.push(current);
+  return pieces;
+}
+
+function packUnits(units: Unit[], maxChars: number, overlapChars: number): string[] {
+  const chunks: string[] = [];
+  let current: Unit[] = [];
+  for (const unit of units) {
+    if (current.length > 0 && render([...current, unit]).length > maxChars) {
+      chunks.push(render(current));
+      current = overlapTail(current, overlapChars);
+      while (current.length > 0 && render([...current, unit]).length > maxChars) current.shift();
+    }
+    current.push(unit);
+  }
+  if (current.length > 0) chunks.push(render(current));
+  return chunks;
+}
+
+/** The trailing units of a chunk that fit in the overlap, never the whole chunk. */
+function overlapTail(units: Unit[], overlapChars: number): Unit[] {
+  const tail: Unit[] = [];
+  let length = 0;
+  for (let index = units.length - 1; index > 0; index -= 1) {
+    const unit = units[index]!;
+    length += unit.text.length + 1;
+    if (length > overlapChars) break;
+    tail.unshift(unit);
+  }
+  return tail;
+}
+
+function render(units: Unit[]): string {
+  return units.map((unit, index) => (index === 0 ? unit.text : (unit.startsParagraph ? "\n\n" : " ") + unit.text)).join("");
+}

@@ -1,0 +1,7 @@
+import { packageBuild } from "../../tsup.base.js";
+
+export default packageBuild({
+  index: "src/index.ts",
+  "memory/index": "src/memory/index.ts",
+  "contract/index": "src/contract/index.ts",
+}, { external: ["vitest"] });

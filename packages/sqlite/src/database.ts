@@ -1,0 +1,67 @@
+import BetterSqlite3, { type Database } from "better-sqlite3";
+import * as sqliteVec from "sqlite-vec";
+import { MIGRATIONS } from "./migrations/index.js";
+import type { Migration } from "./migrations/migration.js";
+
+/** How to open Parley's database. */
+export interface OpenDatabaseOptions {
+  /** File path, or `:memory:`. */
+  path: string;
+  /** Milliseconds a writer waits for another connection's lock before failing. */
+  busyTimeoutMs?: number;
+  /** Open without migrating (for tools that must not change the file). */
+  readonly?: boolean;
+}
+
+/**
+ * Opens (creating if needed) a Parley database: loads sqlite-vec, sets WAL, foreign keys and
+ * a busy timeout, and brings the schema up to date. A database written by a newer Parley is
+ * refused rather than misread.
+ */
+export function openDatabase(options: OpenDatabaseOptions): Database {
+  const database = new BetterSqlite3(options.path, { readonly: options.readonly ?? false });
+  try {
+    sqliteVec.load(database);
+    if (options.path !== ":memory:" && !options.readonly) database.pragma("journal_mode = WAL");
+    database.pragma("foreign_keys = ON");
+    database.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    // WAL with synchronous=NORMAL is durable across process crashes; only an OS crash or power
+    // loss can roll back the last commits, and never corrupts the file.
+    database.pragma("synchronous = NORMAL");
+    if (!options.readonly) migrate(database, MIGRATIONS);
+    return database;
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+}
+
+/** Applies every migration newer than the database's version, each in its own transaction. */
+export function migrate(database: Database, migrations: readonly Migration[]): void {
+  database.exec(`CREATE TABLE IF NOT EXISTS schema_version (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at INTEGER NOT NULL
+  ) STRICT`);
+  const current = schemaVersion(database);
+  const latest = migrations.at(-1)?.version ?? 0;
+  if (current > latest) {
+    throw new Error(
+      `This database has schema version ${current}, newer than the ${latest} this version of Parley knows. Upgrade Parley to open it.`,
+    );
+  }
+  const record = database.prepare("INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)");
+  for (const migration of migrations) {
+    if (migration.version <= current) continue;
+    database.transaction(() => {
+      migration.up(database);
+      record.run(migration.version, migration.name, Date.now() * 1000);
+    }).immediate();
+  }
+}
+
+/** The highest migration applied to the database (0 for a new one). */
+export function schemaVersion(database: Database): number {
+  const row = database.prepare("SELECT max(version) AS version FROM schema_version").get() as { version: number | null };
+  return row.version ?? 0;
+}

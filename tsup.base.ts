@@ -1,0 +1,16 @@
+import { defineConfig, type Options } from "tsup";
+
+/** The one build configuration every package shares: ESM, declarations, Node 20. */
+export function packageBuild(entry: Record<string, string>, overrides: Options = {}) {
+  return defineConfig({
+    entry,
+    format: ["esm"],
+    dts: true,
+    clean: true,
+    sourcemap: true,
+    target: "node20",
+    splitting: true,
+    treeshake: true,
+    ...overrides,
+  });
+}
