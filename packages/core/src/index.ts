@@ -31,3 +31,5 @@ export { chunkText, type ChunkOptions } from "./retrieval/chunker.js";
 export { embedInBatches, type DocumentInput } from "./admin/ingestion.js";
 export { DEFAULT_FALLBACK_MESSAGE, DEFAULT_SYSTEM_PROMPT, type CreateChatbotInput } from "./admin/chatbot-admin.js";
 export type { CreateWebhookInput } from "./admin/webhooks.js";
+export { createLocalEmbedder, LOCAL_EMBEDDER_FUSION, type LocalEmbedderOptions } from "./retrieval/local-embedder.js";
+export { contentTerms, stem, STOPWORDS, words } from "./retrieval/tokenizer.js";

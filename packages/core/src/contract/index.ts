@@ -1,2 +1,4 @@
 export { runRateLimiterContract, type RateLimiterContractOptions } from "./rate-limiter-contract.js";
 export type { SkippedCase } from "./skip.js";
+export { runSearchIndexContract, type SearchIndexContractOptions } from "./search-index-contract.js";
+export { runStorageContract, type StorageContractOptions } from "./storage-contract.js";

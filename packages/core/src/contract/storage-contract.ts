@@ -3,18 +3,14 @@ import type { Storage } from "../ports/storage.js";
 import { registerAccountTests } from "./storage-contract-accounts.js";
 import { registerConversationTests } from "./storage-contract-conversations.js";
 import { uuidOf, type ContractContext } from "./storage-contract-fixtures.js";
-
-/** A test an adapter cannot pass, named exactly as in the suite, with the reason why. */
-export interface SkippedContractTest {
-  test: string;
-  reason: string;
-}
+import type { SkippedCase } from "./skip.js";
 
 /** How to run the Storage contract on one adapter. */
 export interface StorageContractOptions {
   /** A fresh, empty storage for each test; the suite closes it after the test. */
   create: () => Promise<Storage> | Storage;
-  skip?: readonly SkippedContractTest[];
+  /** Tests the adapter cannot pass, by exact name, each with its reason. */
+  skip?: readonly SkippedCase[];
 }
 
 /**
@@ -23,6 +19,9 @@ export interface StorageContractOptions {
  */
 export function runStorageContract(options: StorageContractOptions): void {
   const reasons = new Map((options.skip ?? []).map((entry) => [entry.test, entry.reason]));
+  for (const [name, reason] of reasons) {
+    if (reason.trim() === "") throw new Error(`Storage contract: skipping "${name}" needs a reason.`);
+  }
   const registered = new Set<string>();
   let current: Storage | undefined;
   let sequence = 0;
@@ -57,7 +56,7 @@ export function runStorageContract(options: StorageContractOptions): void {
     registerConversationTests(context, test);
   });
 
-  // A misspelt skip would otherwise run nothing less and hide the typo.
+  // A misspelt skip name would otherwise skip nothing and go unnoticed.
   const unknown = [...reasons.keys()].filter((name) => !registered.has(name));
-  if (unknown.length > 0) throw new Error(`runStorageContract: no test is named ${unknown.map((name) => `"${name}"`).join(", ")}.`);
+  if (unknown.length > 0) throw new Error(`Storage contract: no case named ${unknown.map((name) => `"${name}"`).join(", ")} to skip.`);
 }

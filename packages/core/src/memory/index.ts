@@ -3,3 +3,4 @@ export { createMemoryRateLimiter } from "./memory-rate-limiter.js";
 export { createManualClock, type ManualClock } from "./manual-clock.js";
 export { createSequentialIds } from "./sequential-ids.js";
 export { createScriptedChatModel, type ScriptedChatModel, type ScriptedStep } from "./scripted-chat-model.js";
+export { createMemorySearchIndex } from "./memory-search-index.js";

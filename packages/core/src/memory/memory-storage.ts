@@ -123,7 +123,8 @@ export function createMemoryStorage(): Storage {
         content: input.content,
         createdAt: input.at,
       };
-      const history = messages.filter((stored) => stored.conversationId === conversation.id).slice(-input.historyLimit);
+      const earlier = messages.filter((stored) => stored.conversationId === conversation.id);
+      const history = earlier.slice(Math.max(0, earlier.length - input.historyLimit));
       // Build the events before writing anything, so a throwing builder leaves no trace.
       const events = input.events({ conversation: copy(conversation), conversationCreated: !existing, message: copy(message) });
 

@@ -76,18 +76,44 @@ function cutCodePoints(word: string, maxChars: number): string[] {
 }
 
 function packUnits(units: Unit[], maxChars: number, overlapChars: number): string[] {
+  const paragraphLengths = paragraphLengthsFrom(units);
   const chunks: string[] = [];
   let current: Unit[] = [];
-  for (const unit of units) {
-    if (current.length > 0 && render([...current, unit]).length > maxChars) {
-      chunks.push(render(current));
-      current = overlapTail(current, overlapChars);
-      while (current.length > 0 && render([...current, unit]).length > maxChars) current.shift();
+  const flush = () => {
+    chunks.push(render(current));
+    current = overlapTail(current, overlapChars);
+  };
+  units.forEach((unit, index) => {
+    if (current.length > 0) {
+      const length = render(current).length;
+      // A paragraph that would fit whole in a fresh chunk starts one, rather than being split,
+      // once the current chunk is at least half full.
+      const paragraph = paragraphLengths.get(index);
+      const breakAtParagraph = paragraph !== undefined && paragraph <= maxChars && length >= maxChars / 2 && length + 2 + paragraph > maxChars;
+      if (breakAtParagraph || render([...current, unit]).length > maxChars) {
+        flush();
+        while (current.length > 0 && render([...current, unit]).length > maxChars) current.shift();
+      }
     }
     current.push(unit);
-  }
+  });
   if (current.length > 0) chunks.push(render(current));
   return chunks;
+}
+
+/** For each unit that starts a paragraph, the rendered length of its whole paragraph. */
+function paragraphLengthsFrom(units: Unit[]): Map<number, number> {
+  const lengths = new Map<number, number>();
+  let start = -1;
+  units.forEach((unit, index) => {
+    if (unit.startsParagraph) {
+      start = index;
+      lengths.set(index, unit.text.length);
+    } else if (start >= 0) {
+      lengths.set(start, lengths.get(start)! + 1 + unit.text.length);
+    }
+  });
+  return lengths;
 }
 
 /** The trailing units of a chunk that fit in the overlap, never the whole chunk. */

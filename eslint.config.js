@@ -1,0 +1,32 @@
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["**/dist/**", "**/node_modules/**", "coverage/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: { process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly", setTimeout: "readonly", clearTimeout: "readonly" },
+    },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/consistent-type-imports": "error",
+      "no-restricted-imports": "off",
+    },
+  },
+  {
+    // The core stays framework-agnostic: no HTTP, no SQLite, no provider SDK.
+    files: ["packages/core/src/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: ["node:http", "node:https", "http", "https", "better-sqlite3", "sqlite-vec", "openai", "@anthropic-ai/sdk", "ollama", "ajv"].map(
+            (name) => ({ name, message: "The core stays framework-agnostic: put this in an adapter package." }),
+          ),
+        },
+      ],
+    },
+  },
+);
