@@ -1,0 +1,117 @@
+import { afterEach, describe, expect, test } from "vitest";
+import { answerMalformedJson, failWith, hangForever, replyWith } from "./fake-behaviours.js";
+import { startFakeAnthropic } from "./fake-anthropic.js";
+import { startFakeOllama } from "./fake-ollama.js";
+import { startFakeOpenAI } from "./fake-openai.js";
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+async function openAI(options: Parameters<typeof startFakeOpenAI>[0] = {}) {
+  const fake = await startFakeOpenAI(options);
+  closers.push(() => fake.close());
+  return fake;
+}
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+
+describe("fake providers", () => {
+  test("listen on 127.0.0.1 and give the base URL each SDK wants", async () => {
+    const [openai, anthropic, ollama] = await Promise.all([openAI(), startFakeAnthropic(), startFakeOllama()]);
+    closers.push(() => anthropic.close(), () => ollama.close());
+    expect(openai.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    expect(anthropic.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(ollama.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  test("play queued behaviours in order, then the default", async () => {
+    const fake = await openAI();
+    fake.chat.enqueue(failWith(503), replyWith("queued"));
+    const statuses = [];
+    for (let index = 0; index < 3; index += 1) {
+      const response = await post(`${fake.url}/chat/completions`, { model: "m", messages: [] });
+      statuses.push([response.status, await response.json()]);
+    }
+    expect(statuses[0]).toEqual([503, { error: expect.objectContaining({ message: "Fake upstream failure with status 503." }) }]);
+    expect(statuses[1]?.[1]).toMatchObject({ choices: [{ message: { content: "queued" } }] });
+    expect(statuses[2]?.[1]).toMatchObject({ choices: [{ message: { content: "This is the fake model's reply." } }] });
+    expect(fake.chat.requestCount).toBe(3);
+  });
+
+  test("can answer from the request", async () => {
+    const fake = await openAI();
+    fake.chat.respondWith((request) => replyWith(`echo: ${(request.body as { messages: Array<{ content: string }> }).messages.at(-1)?.content}`));
+    const response = await post(`${fake.url}/chat/completions`, { model: "m", messages: [{ role: "user", content: "ping" }] });
+    expect(await response.json()).toMatchObject({ choices: [{ message: { content: "echo: ping" } }] });
+  });
+
+  test("record method, path, headers and body", async () => {
+    const fake = await openAI();
+    await post(`${fake.url}/chat/completions?x=1`, { model: "m" }, { "x-custom": "yes" });
+    expect(fake.requests[0]).toMatchObject({ method: "POST", path: "/v1/chat/completions", body: { model: "m" } });
+    expect(fake.requests[0]?.headers["x-custom"]).toBe("yes");
+  });
+
+  test("enforce an API key when given one", async () => {
+    const fake = await openAI({ apiKey: "sk-right" });
+    expect((await post(`${fake.url}/chat/completions`, {}, { authorization: "Bearer sk-wrong" })).status).toBe(401);
+    expect((await post(`${fake.url}/chat/completions`, {}, { authorization: "Bearer sk-right" })).status).toBe(200);
+  });
+
+  test("answer malformed JSON labelled as JSON, and 404 on unknown paths", async () => {
+    const fake = await openAI();
+    fake.chat.enqueue(answerMalformedJson());
+    const response = await post(`${fake.url}/chat/completions`, {});
+    expect(response.headers.get("content-type")).toBe("application/json");
+    await expect(response.json()).rejects.toThrow(SyntaxError);
+    expect((await post(`${fake.url}/nowhere`, {})).status).toBe(404);
+  });
+
+  test("delay an answer", async () => {
+    const fake = await openAI();
+    fake.chat.enqueue(replyWith("late", { delayMs: 120 }));
+    const startedAt = performance.now();
+    await post(`${fake.url}/chat/completions`, {});
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(110);
+  });
+
+  test("close promptly while a request hangs", async () => {
+    const fake = await startFakeOllama();
+    fake.chat.respondWith(hangForever());
+    const pending = post(`${fake.url}/api/chat`, {}).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const startedAt = performance.now();
+    await fake.close();
+    expect(performance.now() - startedAt).toBeLessThan(200);
+    expect(await pending).toBeInstanceOf(Error);
+  });
+
+  test("instant mode counts requests without recording them and skips delays", async () => {
+    const fake = await openAI({ instant: true });
+    fake.chat.respondWith(replyWith("fast", { delayMs: 5_000 }));
+    const responses = await Promise.all(Array.from({ length: 20 }, () => post(`${fake.url}/chat/completions`, { model: "m", messages: [] })));
+    expect(responses.every((response) => response.status === 200)).toBe(true);
+    expect(fake.requestCount).toBe(20);
+    expect(fake.chat.requestCount).toBe(20);
+    expect(fake.requests).toEqual([]);
+  });
+
+  test("Anthropic's error body names the error type", async () => {
+    const fake = await startFakeAnthropic();
+    closers.push(() => fake.close());
+    fake.messages.enqueue(failWith(529));
+    const response = await post(`${fake.url}/v1/messages`, {});
+    expect(response.status).toBe(529);
+    expect(await response.json()).toEqual({ type: "error", error: { type: "overloaded_error", message: "Fake upstream failure with status 529." } });
+  });
+
+  test("Ollama embeds a single string input too", async () => {
+    const fake = await startFakeOllama({ embeddingDimensions: 4 });
+    closers.push(() => fake.close());
+    const response = await post(`${fake.url}/api/embed`, { model: "m", input: "one text" });
+    const body = (await response.json()) as { embeddings: number[][] };
+    expect(body.embeddings).toHaveLength(1);
+    expect(body.embeddings[0]).toHaveLength(4);
+  });
+});
