@@ -5,7 +5,8 @@ export function packageBuild(entry: Record<string, string>, overrides: Options =
   return defineConfig({
     entry,
     format: ["esm"],
-    dts: true,
+    // tsup's declaration build passes `baseUrl`, which TypeScript 6 deprecates.
+    dts: { compilerOptions: { ignoreDeprecations: "6.0" } },
     clean: true,
     sourcemap: true,
     target: "node20",

@@ -1,0 +1,69 @@
+import { consoleLog } from "../http/create-request-handler.js";
+import { banner, ollamaAnswers, seedQuickstart } from "../runtime/quickstart.js";
+import { startServer } from "../runtime/serve.js";
+import { readDocuments } from "./read-documents.js";
+import { required, UsageError, wholeNumber, type Command } from "./command.js";
+
+const text = { type: "string" } as const;
+
+/** `ingest`, `reindex` and `serve`. */
+export const RUNTIME_COMMANDS: Command[] = [
+  {
+    name: "ingest",
+    usage: "parley ingest --bot BOT_ID PATH...",
+    summary: "Add .txt, .md and .html files (folders recurse) to a chatbot's knowledge; a file ingested again replaces its earlier version.",
+    options: { bot: text },
+    positionals: { min: 1, max: Number.POSITIVE_INFINITY },
+    async run(input, { runtime, io }) {
+      const bot = required(input, "bot");
+      const documents = await readDocuments(input.positionals);
+      const progress = io.stderr.isTTY === true;
+      const started = performance.now();
+      let chunks = 0;
+      for (const [index, document] of documents.entries()) {
+        chunks += (await runtime.parley.admin.ingestDocument(bot, document)).chunks;
+        if (progress) {
+          const seconds = (performance.now() - started) / 1000;
+          io.stderr.write(`\r${index + 1}/${documents.length} files, ${chunks} chunks, ${Math.round(chunks / Math.max(seconds, 0.001))} chunks/s `);
+        }
+      }
+      if (progress && documents.length > 0) io.stderr.write("\n");
+      return { documents: documents.length, chunks };
+    },
+  },
+  {
+    name: "reindex",
+    usage: "parley reindex --bot BOT_ID",
+    summary: "Re-embed every chunk of a chatbot with the configured embedder (after changing PARLEY_EMBEDDER).",
+    options: { bot: text },
+    positionals: { min: 0, max: 0 },
+    async run(input, { runtime }) {
+      return runtime.parley.admin.reindexChatbot(required(input, "bot"));
+    },
+  },
+  {
+    name: "serve",
+    usage: "parley serve [--port N] [--host H] [--quickstart]",
+    summary: "Serve the API (default 127.0.0.1:8787). --quickstart seeds a demo user, key and chatbot on an empty database.",
+    options: { port: text, host: text, quickstart: { type: "boolean" } },
+    positionals: { min: 0, max: 0 },
+    async run(input, { runtime, config, io }) {
+      const port = typeof input.values.port === "string" ? wholeNumber(input.values.port, "port") : config.port;
+      if (port > 65_535) throw new UsageError(`--port must be at most 65535 (got ${port}).`);
+      const host = typeof input.values.host === "string" ? input.values.host : config.host;
+      const seed = input.values.quickstart === true ? await seedQuickstart(runtime, config) : null;
+      const running = await startServer({ runtime, port, host, log: consoleLog });
+      const ollama = seed?.provider === "ollama" ? await ollamaAnswers(config.providers.ollama.host) : undefined;
+      io.stderr.write(`${banner(running.url, config, seed, ollama)}\n`);
+      await new Promise<void>((resolve) => {
+        const shutdown = (signal: string) => {
+          io.stderr.write(`Received ${signal}: finishing requests in flight, then closing the database.\n`);
+          void running.stop().then(resolve);
+        };
+        process.once("SIGTERM", () => shutdown("SIGTERM"));
+        process.once("SIGINT", () => shutdown("SIGINT"));
+      });
+      return { stopped: true };
+    },
+  },
+];

@@ -1,0 +1,139 @@
+import { isParleyError, type Caller, type Parley, type RateLimitStatus } from "@parley/core";
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { HttpError, statusForCode } from "./http-error.js";
+import { redactSecrets } from "./redact.js";
+import { matchRoute } from "./routes.js";
+
+/** Where the server writes its JSON log lines. */
+export type LogSink = (line: Record<string, unknown>) => void;
+
+/** A JSON-lines logger: access lines on stdout, faults on stderr. */
+export const consoleLog: LogSink = (line) => {
+  const text = `${JSON.stringify({ time: new Date().toISOString(), ...line })}\n`;
+  (line.level === "error" ? process.stderr : process.stdout).write(text);
+};
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+interface Outcome {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+  keyId?: string;
+}
+
+/** The node:http request listener of the Parley API. */
+export function createRequestHandler(options: { parley: Parley; log?: LogSink; secrets?: readonly string[] }) {
+  const { parley } = options;
+  const sink = options.log ?? consoleLog;
+  const secrets = options.secrets ?? [];
+  const log: LogSink = (line) => sink(redactSecrets(line, secrets));
+
+  async function handle(request: IncomingMessage, requestId: string, path: string): Promise<Outcome> {
+    const method = request.method ?? "GET";
+    if (path === "/healthz") return method === "GET" ? { status: 200, body: { status: "ok" }, headers: {} } : methodNotAllowed(["GET"]);
+    const route = matchRoute(method, path);
+    if (!route) return refusal(new HttpError(404, "Not found."), requestId);
+    if (!route.handler) return methodNotAllowed(route.allowed);
+
+    // DESIGN §4 order: 401, then the per-key rate limit, then the body and the chatbot.
+    let caller: Caller;
+    try {
+      caller = await parley.authenticate(bearerToken(request.headers.authorization));
+    } catch (error) {
+      return refusal(error, requestId);
+    }
+    const keyId = caller.apiKey.id;
+    let headers: Record<string, string>;
+    try {
+      headers = rateLimitHeaders(await parley.admitRequest(caller));
+    } catch (error) {
+      return { ...refusal(error, requestId), keyId };
+    }
+    try {
+      return { ...(await route.handler({ parley, caller, request, params: route.params })), headers, keyId };
+    } catch (error) {
+      const outcome = refusal(error, requestId);
+      return { ...outcome, headers: { ...headers, ...outcome.headers }, keyId };
+    }
+  }
+
+  /** The answer to an error: its status, `{detail}` and headers. Faults are logged, never shown. */
+  function refusal(error: unknown, requestId: string): Outcome {
+    if (error instanceof HttpError) return { status: error.status, body: { detail: error.detail }, headers: error.headers };
+    if (!isParleyError(error)) {
+      log({ level: "error", msg: "unexpected fault", request_id: requestId, error: describeError(error) });
+      return { status: 500, body: { detail: "Internal server error." }, headers: {} };
+    }
+    const status = statusForCode(error.code);
+    const headers: Record<string, string> = {};
+    if (error.code === "unauthorized") headers["www-authenticate"] = "Bearer";
+    if (error.rateLimit) Object.assign(headers, rateLimitHeaders(error.rateLimit));
+    if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
+    if (status !== 500) return { status, body: { detail: error.detail }, headers };
+    log({ level: "error", msg: "request failed", request_id: requestId, code: error.code, error: describeError(error) });
+    return { status, body: { detail: error.code === "provider_failed" ? error.detail : "Internal server error." }, headers };
+  }
+
+  return function onRequest(request: IncomingMessage, response: ServerResponse): void {
+    const started = performance.now();
+    const offered = request.headers["x-request-id"];
+    const requestId = typeof offered === "string" && REQUEST_ID_PATTERN.test(offered) ? offered : randomUUID();
+    const path = (request.url ?? "/").split("?")[0]!;
+    handle(request, requestId, path)
+      .catch((error: unknown) => refusal(error, requestId))
+      .then((outcome) => {
+        const payload = JSON.stringify(outcome.body);
+        response.writeHead(outcome.status, {
+          "content-type": "application/json; charset=utf-8",
+          "content-length": Buffer.byteLength(payload),
+          "x-request-id": requestId,
+          ...outcome.headers,
+        });
+        response.end(payload);
+        log({
+          level: "info",
+          msg: "request",
+          request_id: requestId,
+          method: request.method,
+          path,
+          status: outcome.status,
+          duration_ms: Math.round((performance.now() - started) * 100) / 100,
+          key_id: outcome.keyId ?? null,
+        });
+      });
+  };
+}
+
+function methodNotAllowed(allowed: string[]): Outcome {
+  return { status: 405, body: { detail: "Method not allowed." }, headers: { allow: allowed.join(", ") } };
+}
+
+/** The token of an `Authorization: Bearer <token>` header; undefined for any other shape. */
+function bearerToken(header: string | undefined): string | undefined {
+  const match = /^Bearer +(\S+) *$/i.exec(header ?? "");
+  return match?.[1];
+}
+
+function rateLimitHeaders(status: RateLimitStatus): Record<string, string> {
+  return {
+    "ratelimit-limit": String(status.limit),
+    "ratelimit-remaining": String(status.remaining),
+    "ratelimit-reset": String(status.resetSeconds),
+  };
+}
+
+/** An error for the log: name, message, code, status and stack, with its causes; never a request body. */
+function describeError(error: unknown, depth = 0): Record<string, unknown> {
+  if (!(error instanceof Error)) return { value: String(error) };
+  const facts = error as Error & { code?: unknown; status?: unknown; upstreamStatus?: unknown };
+  return {
+    name: error.name,
+    message: error.message,
+    ...(facts.code === undefined ? {} : { code: facts.code }),
+    ...(facts.upstreamStatus === undefined ? {} : { upstream_status: facts.upstreamStatus }),
+    stack: error.stack,
+    ...(error.cause !== undefined && depth < 3 ? { cause: describeError(error.cause, depth + 1) } : {}),
+  };
+}

@@ -1,0 +1,62 @@
+import type { Caller, Parley } from "@parley/core";
+import type { IncomingMessage } from "node:http";
+import { readJsonBody } from "./read-json-body.js";
+import { checkChatRequest } from "./schemas.js";
+
+/** What a route handler returns: a status and a JSON body. */
+export interface RouteResult {
+  status: number;
+  body: unknown;
+}
+
+/** A route's handler, called once the caller is authenticated and admitted. */
+export type RouteHandler = (context: { parley: Parley; caller: Caller; request: IncomingMessage; params: string[] }) => Promise<RouteResult>;
+
+interface Route {
+  pattern: RegExp;
+  methods: Partial<Record<string, RouteHandler>>;
+}
+
+/** The three routes of the spec. Path parameters are one segment each. */
+const ROUTES: Route[] = [
+  {
+    pattern: /^\/v1\/chatbots$/,
+    methods: { GET: async ({ parley, caller }) => ({ status: 200, body: await parley.listChatbots(caller) }) },
+  },
+  {
+    pattern: /^\/v1\/chatbots\/([^/]+)$/,
+    methods: { GET: async ({ parley, caller, params }) => ({ status: 200, body: await parley.getChatbot(caller, params[0]!) }) },
+  },
+  {
+    pattern: /^\/v1\/chatbots\/([^/]+)\/chat$/,
+    methods: {
+      POST: async ({ parley, caller, request, params }) => {
+        const body = await readJsonBody(request);
+        checkChatRequest(body);
+        const result = await parley.chat(caller, params[0]!, body);
+        // A human agent has the conversation: accepted and stored, no reply generated.
+        return result.humanTakeover ? { status: 202, body: { response: "" } } : { status: 200, body: { response: result.response } };
+      },
+    },
+  },
+];
+
+/** The route for a path: its handler for the method, or the methods it allows; null when no route matches. */
+export function matchRoute(method: string, path: string): { handler: RouteHandler | undefined; allowed: string[]; params: string[] } | null {
+  for (const route of ROUTES) {
+    const match = route.pattern.exec(path);
+    if (!match) continue;
+    const params = match.slice(1).map(decodeSegment);
+    return { handler: route.methods[method], allowed: Object.keys(route.methods), params };
+  }
+  return null;
+}
+
+/** A percent-decoded path segment; a malformed escape stays as it is (and will not be a valid id). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

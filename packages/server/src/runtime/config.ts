@@ -1,0 +1,65 @@
+import { parseEmbedderSpec, readProviderEnvironment, type EmbedderSpec, type Environment, type ProviderEnvironment } from "@parley/providers";
+
+/** The server's configuration, read from the environment (DESIGN §7) and validated once, at start-up. */
+export interface ServerConfig {
+  databasePath: string;
+  port: number;
+  host: string;
+  embedder: EmbedderSpec;
+  keyRequestsPerMinute: number;
+  conversationMessagesPerMinute: number;
+  /** Keys, base URLs, the Ollama host and the model deadline, as the providers read them. */
+  providers: ProviderEnvironment;
+  /** The environment itself, handed to the provider adapters. */
+  env: Environment;
+}
+
+/** A configuration value that cannot be used; the message names the variable and the problem. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+const present = (value: string | undefined) => (value === undefined || value.trim() === "" ? undefined : value.trim());
+
+function wholeNumber(env: Environment, name: string, fallback: number, minimum: number, maximum: number): number {
+  const text = present(env[name]);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < minimum || value > maximum) {
+    throw new ConfigError(`${name} must be a whole number from ${minimum} to ${maximum} (got "${text}").`);
+  }
+  return value;
+}
+
+function httpUrl(env: Environment, name: string): void {
+  const text = present(env[name]);
+  if (text === undefined) return;
+  let protocol = "";
+  try {
+    protocol = new URL(text).protocol;
+  } catch {
+    // reported below
+  }
+  if (protocol !== "http:" && protocol !== "https:") throw new ConfigError(`${name} must be an http or https URL (got "${text}").`);
+}
+
+/** Reads and checks the configuration. Command-line flags (overrides) win over the environment. */
+export function loadConfig(env: Environment = process.env, overrides: Partial<Pick<ServerConfig, "databasePath" | "port" | "host">> = {}): ServerConfig {
+  httpUrl(env, "OPENAI_BASE_URL");
+  httpUrl(env, "ANTHROPIC_BASE_URL");
+  try {
+    return {
+      databasePath: overrides.databasePath ?? present(env.PARLEY_DB) ?? "./parley.db",
+      port: overrides.port ?? wholeNumber(env, "PORT", 8787, 0, 65_535),
+      host: overrides.host ?? present(env.HOST) ?? "127.0.0.1",
+      embedder: parseEmbedderSpec(env.PARLEY_EMBEDDER),
+      keyRequestsPerMinute: wholeNumber(env, "PARLEY_KEY_RATE_LIMIT", 60, 1, 1_000_000),
+      conversationMessagesPerMinute: wholeNumber(env, "PARLEY_CONVERSATION_RATE_LIMIT", 20, 1, 1_000_000),
+      providers: readProviderEnvironment(env),
+      env,
+    };
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(error instanceof Error ? error.message : String(error));
+  }
+}

@@ -1,0 +1,99 @@
+import type { Provider } from "@parley/core";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { readDocuments } from "../cli/read-documents.js";
+import type { ServerConfig } from "./config.js";
+import type { ParleyRuntime } from "./open-parley.js";
+
+/** The demo's provider and model: the first provider the environment makes available. */
+export function demoProvider(config: ServerConfig): { provider: Provider; model: string } {
+  if (config.providers.openai.apiKey) return { provider: "openai", model: "gpt-4o-mini" };
+  if (config.providers.anthropic.apiKey) return { provider: "anthropic", model: "claude-haiku-4-5" };
+  return { provider: "ollama", model: "llama3.2" };
+}
+
+/** What the quickstart created, for the banner. */
+export interface DemoSeed {
+  key: string;
+  chatbotId: string;
+  provider: Provider;
+  model: string;
+  documents: number;
+}
+
+/** The repository's `examples/quickstart` folder, found from this module's location. */
+export function quickstartFolder(): string | undefined {
+  for (let folder = dirname(fileURLToPath(import.meta.url)); ; folder = dirname(folder)) {
+    const candidate = join(folder, "examples", "quickstart");
+    if (existsSync(candidate)) return candidate;
+    if (dirname(folder) === folder) return undefined;
+  }
+}
+
+/**
+ * On an empty database, creates a demo user, a demo API key and a demo chatbot whose knowledge
+ * is `examples/quickstart`. Returns null when the database already has users.
+ */
+export async function seedQuickstart(runtime: ParleyRuntime, config: ServerConfig, folder = quickstartFolder()): Promise<DemoSeed | null> {
+  const { users } = runtime.database.prepare("SELECT count(*) AS users FROM users").get() as { users: number };
+  if (users > 0) return null;
+  const { parley } = runtime;
+  const { provider, model } = demoProvider(config);
+  const user = await parley.admin.createUser({ email: "demo@parley.local" });
+  const { key } = await parley.admin.createApiKey({ userId: user.id, name: "demo" });
+  const chatbot = await parley.admin.createChatbot({
+    userId: user.id,
+    name: "Kettlebird Support",
+    provider,
+    model,
+    systemPrompt:
+      "You are the customer support assistant of Kettlebird, a maker of smart kettles. Be friendly and brief, and give exact figures from the documentation.",
+    fallbackMessage: "Sorry, I can't answer that right now. You can reach our team at support@kettlebird.example.",
+  });
+  const documents = folder ? await readDocuments([resolve(folder)]) : [];
+  for (const document of documents) await parley.admin.ingestDocument(chatbot.id, document);
+  return { key, chatbotId: chatbot.id, provider, model, documents: documents.length };
+}
+
+/** The start-up banner: where the server listens, the demo's key and curl commands, and what the provider needs. */
+export function banner(url: string, config: ServerConfig, seed: DemoSeed | null, ollamaReachable: boolean | undefined): string {
+  const lines = [`Parley is listening on ${url} (database ${config.databasePath}).`];
+  if (seed) {
+    lines.push(
+      "",
+      "Created a demo user, API key and chatbot on this new database. The key is shown only this once:",
+      "",
+      `  export PARLEY_KEY=${seed.key}`,
+      "",
+      "Try the three routes:",
+      "",
+      `  curl -s ${url}/v1/chatbots -H "Authorization: Bearer $PARLEY_KEY"`,
+      `  curl -s ${url}/v1/chatbots/${seed.chatbotId} -H "Authorization: Bearer $PARLEY_KEY"`,
+      `  curl -s ${url}/v1/chatbots/${seed.chatbotId}/chat -H "Authorization: Bearer $PARLEY_KEY" \\`,
+      `    -H "Content-Type: application/json" -d '{"message": "How long is the warranty?", "session_id": "demo"}'`,
+      "",
+      `The demo chatbot answers with ${seed.provider} (model ${seed.model}) from ${seed.documents} documents in examples/quickstart.`,
+    );
+    if (seed.provider === "ollama") {
+      lines.push(
+        ollamaReachable
+          ? `Ollama answers at ${config.providers.ollama.host}; make sure the model is pulled: ollama pull ${seed.model}`
+          : `Ollama does not answer at ${config.providers.ollama.host}, so chat will answer 500 until you start it ` +
+              `(ollama serve, then ollama pull ${seed.model}), or set OPENAI_API_KEY or ANTHROPIC_API_KEY and start again on a new database.`,
+      );
+    }
+  }
+  return lines.join("\n");
+}
+
+/** Whether an Ollama server answers at the host, within half a second. */
+export async function ollamaAnswers(host: string): Promise<boolean> {
+  const base = /^https?:\/\//.test(host) ? host : `http://${host}`;
+  try {
+    const response = await fetch(new URL("/api/version", base), { signal: AbortSignal.timeout(500) });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}

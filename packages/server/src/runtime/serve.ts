@@ -1,0 +1,45 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { consoleLog, createRequestHandler, type LogSink } from "../http/create-request-handler.js";
+import type { ParleyRuntime } from "./open-parley.js";
+
+/** A running server. */
+export interface RunningServer {
+  server: Server;
+  /** `http://host:port`, with the port actually bound (port 0 picks a free one). */
+  url: string;
+  /**
+   * Graceful stop: refuses new connections, lets requests in flight finish (cutting them after
+   * `graceMs`), then closes the database.
+   */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Serves the Parley API on `host:port`. */
+export async function startServer(options: { runtime: ParleyRuntime; port: number; host: string; log?: LogSink }): Promise<RunningServer> {
+  const server = createServer({ keepAliveTimeout: 5_000 }, createRequestHandler({ parley: options.runtime.parley, log: options.log ?? consoleLog, secrets: options.runtime.secrets }));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  let stopping: Promise<void> | undefined;
+  const stop = (graceMs = 10_000) =>
+    (stopping ??= new Promise<void>((resolve) => {
+      // Idle keep-alive sockets would hold close() open; requests in flight finish first.
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+      server.close(() => {
+        clearInterval(sweep);
+        clearTimeout(deadline);
+        options.runtime.close();
+        resolve();
+      });
+      server.closeIdleConnections();
+    }));
+  return { server, url: `http://${host}:${address.port}`, stop };
+}
