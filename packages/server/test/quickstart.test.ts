@@ -1,0 +1,50 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { call } from "./harness.js";
+
+const folder = mkdtempSync(join(tmpdir(), "parley-quickstart-"));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+/** A port on 127.0.0.1 that nothing listens on, so the demo's Ollama is unreachable. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+describe("the quickstart: serve --quickstart on an empty database with no provider keys", () => {
+  it("creates a demo chatbot, prints a key and curl commands that work, and says Ollama is not running", async () => {
+    const ollamaPort = await closedPort();
+    const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "test/run-cli.ts", "serve", "--quickstart", "--port", "0"], {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      env: { PATH: process.env.PATH, PARLEY_DB: join(folder, "parley.db"), OLLAMA_HOST: `http://127.0.0.1:${ollamaPort}` },
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    try {
+      await expect.poll(() => stderr, { timeout: 30_000, interval: 100 }).toMatch(/Ollama does not answer/);
+      const key = /export PARLEY_KEY=(prl_\S+)/.exec(stderr)![1]!;
+      const url = /listening on (http:\/\/\S+) /.exec(stderr)![1]!;
+      expect(stderr).toContain(`curl -s ${url}/v1/chatbots -H "Authorization: Bearer $PARLEY_KEY"`);
+      expect(stderr).toMatch(/answers with ollama \(model llama3\.2\) from 4 documents/);
+      const list = await call(`${url}/v1/chatbots`, { key });
+      expect(list.status).toBe(200);
+      const [bot] = list.json as { id: string; name: string; provider: string }[];
+      expect(bot).toMatchObject({ name: "Kettlebird Support", provider: "ollama" });
+      const chat = await call(`${url}/v1/chatbots/${bot!.id}/chat`, { key, body: { message: "How long is the warranty?" } });
+      expect(chat).toMatchObject({ status: 500, json: { detail: "The language model provider failed to answer." } });
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+    expect(stderr).toContain("Received SIGTERM");
+  }, 60_000);
+});
