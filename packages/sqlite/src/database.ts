@@ -54,6 +54,9 @@ export function migrate(database: Database, migrations: readonly Migration[]): v
   for (const migration of migrations) {
     if (migration.version <= current) continue;
     database.transaction(() => {
+      // Read again under the write lock: another process opening the same new file at the
+      // same moment may have applied this step since the check above.
+      if (schemaVersion(database) >= migration.version) return;
       migration.up(database);
       record.run(migration.version, migration.name, Date.now() * 1000);
     }).immediate();

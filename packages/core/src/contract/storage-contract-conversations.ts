@@ -1,26 +1,25 @@
 import { describe, expect } from "vitest";
 import type { Chatbot } from "../domain/chatbot.js";
-import type { AcceptedFacts } from "../ports/storage.js";
+import type { AcceptedFacts, AcceptUserMessage } from "../ports/storage.js";
 import {
   MONTH,
   START,
   acceptInput,
+  acceptMessage,
   expectAccepted,
   seedChatbot,
-  seedUser,
+  seedOwnedChatbot,
   standardEvents,
   uuidOf,
   type ContractContext,
   type RegisterTest,
 } from "./storage-contract-fixtures.js";
 
-/** Quota, conversations, messages, takeover and the outbox. */
+/** acceptUserMessage: conversations, history, events and atomicity. */
 export function registerConversationTests(context: ContractContext, test: RegisterTest): void {
   const storage = () => context.storage();
-  const seed = async (): Promise<Chatbot> => seedChatbot(context, (await seedUser(context)).id);
-  /** Accepts one message and returns the accepted result. */
-  const accept = async (chatbot: Chatbot, overrides: Parameters<typeof acceptInput>[2] = {}) =>
-    expectAccepted(await storage().acceptUserMessage(acceptInput(context, chatbot, overrides)));
+  const seed = () => seedOwnedChatbot(context);
+  const accept = (chatbot: Chatbot, overrides: Partial<AcceptUserMessage> = {}) => acceptMessage(context, chatbot, overrides);
 
   describe("acceptUserMessage", () => {
     test("the first message creates the conversation, stores the message and writes both events", async () => {
@@ -166,148 +165,4 @@ export function registerConversationTests(context: ContractContext, test: Regist
       expect(await storage().listOutboxEvents({ limit: 10 })).toEqual(first.events);
     });
   });
-
-  describe("monthly quota", () => {
-    test("a refused message writes nothing: no conversation, no message, no event, no count", async () => {
-      const chatbot = await seed();
-      const kept = await accept(chatbot, { monthlyLimit: 2 });
-      await accept(chatbot, { monthlyLimit: 2, at: START + 1 });
-      const eventsBefore = await storage().listOutboxEvents({ limit: 10 });
-      expect(await storage().acceptUserMessage(acceptInput(context, chatbot, { monthlyLimit: 2, sessionId: "new-session" }))).toEqual({ accepted: false, used: 2 });
-      expect(await storage().acceptUserMessage(acceptInput(context, chatbot, { monthlyLimit: 2 }))).toEqual({ accepted: false, used: 2 });
-      expect(await storage().findConversation(chatbot.id, "new-session")).toBeNull();
-      expect(await storage().listMessages(kept.conversation.id)).toHaveLength(2);
-      expect(await storage().listOutboxEvents({ limit: 10 })).toEqual(eventsBefore);
-      expect(await storage().getMonthlyUsage(chatbot.ownerId, MONTH)).toBe(2);
-    });
-
-    test("a limit of 0, or one lowered below the count, refuses and reports the count", async () => {
-      const chatbot = await seed();
-      expect(await storage().acceptUserMessage(acceptInput(context, chatbot, { monthlyLimit: 0 }))).toEqual({ accepted: false, used: 0 });
-      for (let count = 0; count < 3; count += 1) await accept(chatbot, { at: START + count });
-      expect(await storage().acceptUserMessage(acceptInput(context, chatbot, { monthlyLimit: 2 }))).toEqual({ accepted: false, used: 3 });
-    });
-
-    test("months and users are separate counters", async () => {
-      const chatbot = await seed();
-      const otherChatbot = await seed();
-      await accept(chatbot, { month: "2026-10", monthlyLimit: 1 });
-      expect((await storage().acceptUserMessage(acceptInput(context, chatbot, { month: "2026-10", monthlyLimit: 1 }))).accepted).toBe(false);
-      expect((await accept(chatbot, { month: "2026-11", monthlyLimit: 1 })).used).toBe(1);
-      expect((await accept(otherChatbot, { month: "2026-11", monthlyLimit: 1 })).used).toBe(1);
-      expect(await storage().getMonthlyUsage(chatbot.ownerId, "2026-10")).toBe(1);
-      expect(await storage().getMonthlyUsage(chatbot.ownerId, "2026-11")).toBe(1);
-      expect(await storage().getMonthlyUsage(chatbot.ownerId, "2026-12")).toBe(0);
-    });
-
-    test("25 concurrent messages with 10 left accept exactly 10", async () => {
-      const chatbot = await seed();
-      for (let count = 0; count < 5; count += 1) await accept(chatbot, { monthlyLimit: 15, sessionId: "warm-up", at: START + count });
-      const results = await Promise.all(
-        Array.from({ length: 25 }, (_, index) =>
-          storage().acceptUserMessage(acceptInput(context, chatbot, { monthlyLimit: 15, sessionId: `session-${index % 5}`, at: START + 100 + index })),
-        ),
-      );
-      const accepted = results.filter((result) => result.accepted);
-      expect(accepted).toHaveLength(10);
-      // Every reservation saw its own count: 6 to 15, each once.
-      expect(accepted.map((result) => result.used).sort((a, b) => a - b)).toEqual([6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
-      expect(results.filter((result) => !result.accepted)).toEqual(Array.from({ length: 15 }, () => ({ accepted: false, used: 15 })));
-      expect(await storage().getMonthlyUsage(chatbot.ownerId, MONTH)).toBe(15);
-      // One conversation per session, created exactly once, holding exactly its accepted messages.
-      const sessions = new Set(accepted.map((result) => result.conversation.sessionId));
-      expect(accepted.filter((result) => result.conversationCreated)).toHaveLength(sessions.size);
-      let stored = 0;
-      for (const sessionId of sessions) {
-        const conversation = await storage().findConversation(chatbot.id, sessionId);
-        expect(new Set(accepted.filter((result) => result.conversation.sessionId === sessionId).map((result) => result.conversation.id))).toEqual(new Set([conversation?.id]));
-        stored += (await storage().listMessages(conversation!.id)).length;
-      }
-      expect(stored).toBe(10);
-      const received = (await storage().listOutboxEvents({ limit: 100 })).filter((event) => event.type === "message.received");
-      expect(received).toHaveLength(15);
-    });
-  });
-
-  describe("assistant messages and takeover", () => {
-    test("appendAssistantMessage stores a model's or an agent's reply after the user message", async () => {
-      const chatbot = await seed();
-      const question = await accept(chatbot);
-      const conversationId = question.conversation.id;
-      const reply = await storage().appendAssistantMessage({ id: context.nextId(), conversationId, content: "It ships today.", author: "model", at: START + 2 });
-      expect(reply).toEqual({ id: reply.id, conversationId, role: "assistant", author: "model", content: "It ships today.", createdAt: START + 2 });
-      const agentReply = await storage().appendAssistantMessage({ id: context.nextId(), conversationId, content: "Agent here.", author: "agent", at: START + 3 });
-      expect(await storage().listMessages(conversationId)).toEqual([question.message, reply, agentReply]);
-      expect(await storage().listMessages(uuidOf(999))).toEqual([]);
-      // Replies are not user messages: they never count toward the quota.
-      expect(await storage().getMonthlyUsage(chatbot.ownerId, MONTH)).toBe(1);
-    });
-
-    test("setHumanTakeover on a new session creates the conversation with its events", async () => {
-      const chatbot = await seed();
-      const newConversationId = context.nextId();
-      const eventId = context.nextId();
-      const result = await storage().setHumanTakeover({
-        chatbotId: chatbot.id, sessionId: "visitor-7", humanTakeover: true, newConversationId, at: START + 9,
-        events: (conversation) => [
-          {
-            id: eventId, type: "conversation.started", userId: chatbot.ownerId, chatbotId: chatbot.id, createdAt: conversation.createdAt,
-            data: { conversation_id: conversation.id, chatbot_id: chatbot.id, session_id: conversation.sessionId, created_at: "2026-11-21T10:00:00.000009+00:00" },
-          },
-        ],
-      });
-      const conversation = { id: newConversationId, chatbotId: chatbot.id, sessionId: "visitor-7", humanTakeover: true, createdAt: START + 9 };
-      expect(result.conversation).toEqual(conversation);
-      expect(result.created).toBe(true);
-      expect(result.events.map((event) => event.id)).toEqual([eventId]);
-      expect(await storage().listOutboxEvents({ limit: 10 })).toEqual(result.events);
-      expect(await storage().findConversation(chatbot.id, "visitor-7")).toEqual(conversation);
-    });
-
-    test("setHumanTakeover toggles an existing conversation without writing events", async () => {
-      const chatbot = await seed();
-      const first = await accept(chatbot);
-      const toggle = (humanTakeover: boolean) =>
-        storage().setHumanTakeover({
-          chatbotId: chatbot.id, sessionId: "session-1", humanTakeover, newConversationId: context.nextId(), at: START + 5,
-          events: takeoverStartedEvents(chatbot),
-        });
-      expect(await toggle(true)).toEqual({ conversation: { ...first.conversation, humanTakeover: true }, created: false, events: [] });
-      expect((await storage().findConversation(chatbot.id, "session-1"))?.humanTakeover).toBe(true);
-      expect(await toggle(false)).toEqual({ conversation: first.conversation, created: false, events: [] });
-      expect(await storage().findConversation(chatbot.id, "session-1")).toEqual(first.conversation);
-      expect(await storage().listOutboxEvents({ limit: 10 })).toEqual(first.events);
-    });
-
-    test("findConversation returns null for an unknown session", async () => {
-      const chatbot = await seed();
-      await accept(chatbot, { sessionId: "known" });
-      expect(await storage().findConversation(chatbot.id, "unknown")).toBeNull();
-    });
-  });
-
-  describe("outbox", () => {
-    test("listOutboxEvents returns the oldest events first, at most limit", async () => {
-      const chatbot = await seed();
-      // Written in this order, with event ids counting down and the second one stamped
-      // earliest (a clock step back), so only the write order gives the expected list.
-      const first = await accept(chatbot, { sessionId: "alpha", eventIds: [uuidOf(909), uuidOf(908)] });
-      const second = await accept(chatbot, { sessionId: "beta", eventIds: [uuidOf(907), uuidOf(906)], at: START - 10 });
-      const third = await accept(chatbot, { sessionId: "alpha", eventIds: [uuidOf(905), uuidOf(904)], at: START + 2 });
-      const all = [...first.events, ...second.events, ...third.events];
-      expect(all).toHaveLength(5);
-      expect(await storage().listOutboxEvents({ limit: 100 })).toEqual(all);
-      expect(await storage().listOutboxEvents({ limit: 2 })).toEqual(all.slice(0, 2));
-    });
-  });
-
-  /** A takeover events builder that always returns an event, so a wrongly used one shows. */
-  function takeoverStartedEvents(chatbot: Chatbot) {
-    return (conversation: { id: string; sessionId: string; createdAt: number }) => [
-      {
-        id: context.nextId(), type: "conversation.started" as const, userId: chatbot.ownerId, chatbotId: chatbot.id, createdAt: conversation.createdAt,
-        data: { conversation_id: conversation.id, chatbot_id: chatbot.id, session_id: conversation.sessionId, created_at: "2026-11-21T10:00:00.000005+00:00" },
-      },
-    ];
-  }
 }

@@ -3,6 +3,7 @@ import type { OutboxEvent } from "../domain/events.js";
 import type { User } from "../domain/user.js";
 import type { AcceptedFacts, AcceptUserMessage, AcceptUserMessageResult, Storage } from "../ports/storage.js";
 import { formatTimestamp } from "../support/time.js";
+import type { StorageCase } from "./storage-contract.js";
 
 /** 2026-11-21T10:00:00Z in microseconds: every fixture time is an offset from it. */
 export const START = Date.UTC(2026, 10, 21, 10, 0, 0) * 1000;
@@ -15,8 +16,8 @@ export interface ContractContext {
   nextId(): string;
 }
 
-/** Registers one named test; names are unique so `skip` can refer to them. */
-export type RegisterTest = (name: string, body: () => Promise<void>) => void;
+/** Registers one case of the suite under its name in `STORAGE_CASES`. */
+export type RegisterTest = (name: StorageCase, body: () => Promise<void>) => void;
 
 /** A UUID whose last group is `n`: deterministic and ordered. */
 export const uuidOf = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
@@ -112,6 +113,16 @@ export function acceptInput(
     at: START,
     ...overrides,
   };
+}
+
+/** A new user owning one new chatbot. */
+export async function seedOwnedChatbot(context: ContractContext): Promise<Chatbot> {
+  return seedChatbot(context, (await seedUser(context)).id);
+}
+
+/** Accepts one message for the chatbot and returns the accepted result. */
+export async function acceptMessage(context: ContractContext, chatbot: Chatbot, overrides: Partial<AcceptUserMessage> = {}) {
+  return expectAccepted(await context.storage().acceptUserMessage(acceptInput(context, chatbot, overrides)));
 }
 
 /** Narrows a result to an accepted one, failing the test with the refusal otherwise. */

@@ -2,8 +2,51 @@ import { afterEach, beforeEach, describe, it } from "vitest";
 import type { Storage } from "../ports/storage.js";
 import { registerAccountTests } from "./storage-contract-accounts.js";
 import { registerConversationTests } from "./storage-contract-conversations.js";
-import { uuidOf, type ContractContext } from "./storage-contract-fixtures.js";
-import type { SkippedCase } from "./skip.js";
+import { registerQuotaTests } from "./storage-contract-quota.js";
+import { registerReplyTests } from "./storage-contract-replies.js";
+import { uuidOf, type ContractContext, type RegisterTest } from "./storage-contract-fixtures.js";
+import { skipper, type SkippedCase } from "./skip.js";
+
+/** Every case of the suite, by the exact name `skip` refers to. */
+export const STORAGE_CASES = [
+  "upsertPlan creates a plan and then updates its limit",
+  "getPlan returns null for an unknown plan",
+  "ensurePlan creates a missing plan but never overwrites an existing one",
+  "createUser stores a user that getUser returns unchanged",
+  "createUser refuses an email already taken, whatever its case, with conflict",
+  "findApiKeyByHash returns the key with its user, or null for an unknown hash",
+  "revokeApiKey marks the key revoked, is idempotent, and findApiKeyByHash still returns it",
+  "revokeApiKey returns null for an unknown key",
+  "createChatbot stores the chatbot under its base slug and getChatbot returns it",
+  "createChatbot numbers clashing slugs per owner: support, support-2, support-3",
+  "createChatbot takes the first free slug, and a soft-deleted chatbot frees its slug",
+  "createChatbot treats only base and base-N as clashes",
+  "listChatbots returns the owner's live chatbots newest first, ties by id ascending",
+  "updateChatbot applies the changes, keeps every other field, and persists them",
+  "a soft-deleted chatbot leaves the list but getChatbot still returns it",
+  "webhook subscriptions are listed per user oldest first and deleted once",
+  "the first message creates the conversation, stores the message and writes both events",
+  "later messages reuse the conversation of (chatbot, session) and write only message.received",
+  "another session or another chatbot gets its own conversation",
+  "history is the historyLimit most recent messages before the current one, oldest first",
+  "a historyLimit of 0 returns no history",
+  "messages with equal timestamps keep their insertion order",
+  "the events builder gets the facts the step decided, and its events are returned and written",
+  "a message during a takeover shows the flag in the result, to the builder and in the event",
+  "an events builder that throws leaves nothing written",
+  "a refused message writes nothing: no conversation, no message, no event, no count",
+  "a limit of 0, or one lowered below the count, refuses and reports the count",
+  "months and users are separate counters",
+  "25 concurrent messages with 10 left accept exactly 10",
+  "appendAssistantMessage stores a model's or an agent's reply after the user message",
+  "setHumanTakeover on a new session creates the conversation with its events",
+  "setHumanTakeover toggles an existing conversation without writing events",
+  "findConversation returns null for an unknown session",
+  "listOutboxEvents returns the oldest events first, at most limit",
+] as const;
+
+/** The name of one case of the Storage contract. */
+export type StorageCase = (typeof STORAGE_CASES)[number];
 
 /** How to run the Storage contract on one adapter. */
 export interface StorageContractOptions {
@@ -18,11 +61,7 @@ export interface StorageContractOptions {
  * an adapter's test file. Each test gets its own empty storage from `create`.
  */
 export function runStorageContract(options: StorageContractOptions): void {
-  const reasons = new Map((options.skip ?? []).map((entry) => [entry.test, entry.reason]));
-  for (const [name, reason] of reasons) {
-    if (reason.trim() === "") throw new Error(`Storage contract: skipping "${name}" needs a reason.`);
-  }
-  const registered = new Set<string>();
+  const skipped = skipper("Storage contract", STORAGE_CASES, options.skip);
   let current: Storage | undefined;
   let sequence = 0;
 
@@ -33,15 +72,7 @@ export function runStorageContract(options: StorageContractOptions): void {
     },
     nextId: () => uuidOf(++sequence),
   };
-
-  const test = (name: string, body: () => Promise<void>) => {
-    // Skips refer to tests by name, so a duplicate would make a skip ambiguous.
-    if (registered.has(name)) throw new Error(`Two storage contract tests are named "${name}".`);
-    registered.add(name);
-    const reason = reasons.get(name);
-    if (reason === undefined) it(name, body);
-    else it.skip(`${name} (skipped: ${reason})`, body);
-  };
+  const test: RegisterTest = (name, body) => (skipped(name) ? it.skip : it)(name, body);
 
   describe("Storage contract", () => {
     beforeEach(async () => {
@@ -54,9 +85,7 @@ export function runStorageContract(options: StorageContractOptions): void {
     });
     registerAccountTests(context, test);
     registerConversationTests(context, test);
+    registerQuotaTests(context, test);
+    registerReplyTests(context, test);
   });
-
-  // A misspelt skip name would otherwise skip nothing and go unnoticed.
-  const unknown = [...reasons.keys()].filter((name) => !registered.has(name));
-  if (unknown.length > 0) throw new Error(`Storage contract: no case named ${unknown.map((name) => `"${name}"`).join(", ")} to skip.`);
 }

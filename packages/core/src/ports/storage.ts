@@ -39,6 +39,7 @@ export interface AcceptedFacts {
 
 /** The outcome of {@link Storage.acceptUserMessage}. */
 export type AcceptUserMessageResult =
+  /** Refused: `used` is the month's count, at or above the limit; nothing was written. */
   | { accepted: false; used: number }
   | {
       accepted: true;
@@ -87,7 +88,7 @@ export interface Storage {
   createApiKey(key: ApiKey): Promise<ApiKey>;
   /** The key with that hash and its user, or null; revoked keys are returned too. */
   findApiKeyByHash(keyHash: string): Promise<{ apiKey: ApiKey; user: User } | null>;
-  /** Marks a key revoked (idempotent); null when no such key exists. */
+  /** Marks a key revoked (idempotent: a second call keeps the first `revokedAt`); null when no such key exists. */
   revokeApiKey(id: string, at: number): Promise<ApiKey | null>;
 
   /**
@@ -97,7 +98,7 @@ export interface Storage {
   createChatbot(chatbot: Omit<Chatbot, "slug">, baseSlug: string): Promise<Chatbot>;
   /** The chatbot with that id, deleted or not, or null. */
   getChatbot(id: string): Promise<Chatbot | null>;
-  /** The owner's chatbots that are not deleted, newest first, ties by id. */
+  /** The owner's chatbots that are not deleted, newest first, ties by id ascending. */
   listChatbots(ownerId: string): Promise<Chatbot[]>;
   /** Applies changes to a chatbot; null when no such chatbot exists. */
   updateChatbot(id: string, changes: ChatbotChanges): Promise<Chatbot | null>;
@@ -119,7 +120,7 @@ export interface Storage {
   findConversation(chatbotId: string, sessionId: string): Promise<Conversation | null>;
   /** Starts or ends a takeover, creating the conversation (with its events) when needed. */
   setHumanTakeover(input: SetHumanTakeover): Promise<{ conversation: Conversation; created: boolean; events: OutboxEvent[] }>;
-  /** Every message of a conversation, oldest first. */
+  /** Every message of a conversation in the order stored (oldest first, also when times are equal); [] when unknown. */
   listMessages(conversationId: string): Promise<Message[]>;
 
   /** The oldest `limit` outbox events, in the order they were written. */
@@ -132,6 +133,6 @@ export interface Storage {
   /** Removes a subscription; false when there was none. */
   deleteWebhookSubscription(id: string): Promise<boolean>;
 
-  /** Releases resources (closes the database). */
+  /** Releases what the adapter opened (a database handle it was given stays open for its owner). */
   close(): Promise<void>;
 }

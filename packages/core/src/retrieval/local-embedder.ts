@@ -63,9 +63,37 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedde
   if (!(minGram >= 1 && maxGram >= minGram)) throw new RangeError("Invalid n-gram range.");
   const mask = dimensions - 1;
 
-  const add = (target: Float64Array, hash: number, weight: number) => {
+  // Every word's features (its stem, then its n-grams) as bucket indexes, negative for a minus
+  // sign: words repeat across chunks, so hashing each word once makes ingestion several times faster.
+  const featureCache = new Map<string, Int32Array>();
+  const encode = (hash: number) => {
     const mixed = mix(hash);
-    target[mixed & mask]! += mixed & 0x80000000 ? -weight : weight;
+    return mixed & 0x80000000 ? -1 - (mixed & mask) : mixed & mask;
+  };
+  const featuresOf = (word: string): Int32Array => {
+    let features = featureCache.get(word);
+    if (features !== undefined) return features;
+    const found = [encode(fnv(stem(word), WORD_SEED))];
+    if (ngramWeight !== 0) {
+      // Incremental FNV: every n-gram starting at `start` extends the previous one's hash.
+      const padded = `<${word}>`;
+      for (let start = 0; start + minGram <= padded.length; start++) {
+        let hash = (FNV_OFFSET ^ NGRAM_SEED) >>> 0;
+        const end = Math.min(padded.length, start + maxGram);
+        for (let index = start; index < end; index++) {
+          hash = Math.imul(hash ^ padded.charCodeAt(index), FNV_PRIME);
+          if (index - start + 1 >= minGram) found.push(encode(hash));
+        }
+      }
+    }
+    features = Int32Array.from(found);
+    if (featureCache.size >= 200_000) featureCache.clear(); // bounded memory; refills as needed
+    featureCache.set(word, features);
+    return features;
+  };
+  const add = (target: Float64Array, feature: number, weight: number) => {
+    if (feature >= 0) target[feature]! += weight;
+    else target[-1 - feature]! -= weight;
   };
 
   const embedOne = (text: string): Float32Array => {
@@ -74,25 +102,16 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedde
     const counts = countTerms(words(text).filter((word) => !STOPWORDS.has(word)));
     for (const [word, count] of counts) {
       const weight = 1 + Math.log(count); // sublinear: the tenth repeat adds little
-      add(wordBlock, fnv(stem(word), WORD_SEED), weight);
-      if (ngramWeight === 0) continue;
-      // Incremental FNV: every n-gram starting at `start` extends the previous one's hash.
-      const padded = `<${word}>`;
-      for (let start = 0; start + minGram <= padded.length; start++) {
-        let hash = (FNV_OFFSET ^ NGRAM_SEED) >>> 0;
-        const end = Math.min(padded.length, start + maxGram);
-        for (let index = start; index < end; index++) {
-          hash = Math.imul(hash ^ padded.charCodeAt(index), FNV_PRIME);
-          if (index - start + 1 >= minGram) add(gramBlock, hash, weight);
-        }
-      }
+      const features = featuresOf(word);
+      add(wordBlock, features[0]!, weight);
+      for (let index = 1; index < features.length; index++) add(gramBlock, features[index]!, weight);
     }
     normalizeInto(wordBlock);
     normalizeInto(gramBlock);
     const vector = new Float64Array(dimensions);
     for (let index = 0; index < dimensions; index++) vector[index] = wordBlock[index]! + ngramWeight * gramBlock[index]!;
     normalizeInto(vector);
-    return Float32Array.from(vector);
+    return new Float32Array(vector);
   };
 
   return {

@@ -1,0 +1,123 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { build } from "tsup";
+import type { Database } from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { openDatabase, schemaVersion } from "./database.js";
+import { CRASH_CHATBOT, CRASH_CHUNKS, CRASH_SPACE } from "./sqlite-search-index-crash-child.js";
+import { createSqliteSearchIndex } from "./sqlite-search-index.js";
+
+const directory = mkdtempSync(join(tmpdir(), "parley-search-"));
+afterAll(() => {
+  rmSync(directory, { recursive: true, force: true });
+  rmSync(new URL(`../../../.parley-bench/crash-child-${process.pid}`, import.meta.url).pathname, { recursive: true, force: true });
+});
+
+const SPACE = { embedderId: "test-4", dimensions: 4 };
+const BOT = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee";
+const unit = (...values: number[]) => Float32Array.from(values);
+
+/** Chunk table, FTS index and stored vectors agree; FTS5 checks itself against its content. */
+function expectConsistent(database: Database): void {
+  expect(database.pragma("integrity_check", { simple: true })).toBe("ok");
+  expect(() => database.exec("INSERT INTO search_fts (search_fts, rank) VALUES ('integrity-check', 1)")).not.toThrow();
+  const chunks = database.prepare("SELECT count(*) AS count FROM search_chunks").get() as { count: number };
+  const indexed = database.prepare("SELECT count(*) AS count FROM search_fts_docsize").get() as { count: number };
+  expect(indexed.count).toBe(chunks.count);
+}
+
+describe("SQLite search index storage", () => {
+  it("applies the search migration as schema version 2", () => {
+    const database = openDatabase({ path: join(directory, "migrate.db") });
+    expect(schemaVersion(database)).toBeGreaterThanOrEqual(2);
+    const tables = database.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')").all().map((row) => (row as { name: string }).name);
+    expect(tables).toEqual(expect.arrayContaining(["search_chatbots", "search_chunks", "search_fts", "search_chunks_inserted", "search_chunks_deleted"]));
+    database.close();
+    const reopened = openDatabase({ path: join(directory, "migrate.db") });
+    expect(schemaVersion(reopened)).toBeGreaterThanOrEqual(2);
+    reopened.close();
+  });
+
+  it("keeps the chunk table and FTS5 consistent through replaces, deletes and reindexing", async () => {
+    const database = openDatabase({ path: ":memory:" });
+    const index = createSqliteSearchIndex({ database });
+    for (let round = 0; round < 3; round++) {
+      for (let document = 0; document < 5; document++) {
+        await index.replaceDocument(BOT, SPACE, {
+          source: `doc-${document}`,
+          title: `Document ${document} round ${round}`,
+          chunks: Array.from({ length: 1 + ((document + round) % 3) }, (_, position) => ({
+            text: `round ${round} chunk ${position} about refunds`,
+            embedding: unit(1, round, document, position),
+          })),
+        });
+      }
+    }
+    expectConsistent(database);
+    expect(await index.deleteDocument(BOT, "doc-1")).toBe(true);
+    await index.replaceDocument(BOT, SPACE, { source: "doc-2", title: "Empty", chunks: [] });
+    expectConsistent(database);
+    const chunks = await index.listChunks(BOT, { limit: 100 });
+    await index.replaceEmbeddings(BOT, { embedderId: "test-2", dimensions: 2 }, chunks.map(({ chunkId }) => ({ chunkId, embedding: unit(1, 0) })), { reset: true });
+    expectConsistent(database);
+    expect((await index.keywordSearch(BOT, "round 2", 100)).every((hit) => hit.text.startsWith("round 2"))).toBe(true);
+    database.close();
+  });
+
+  it("sees writes made through another connection to the same file", async () => {
+    const path = join(directory, "shared.db");
+    const writer = createSqliteSearchIndex({ database: openDatabase({ path }) });
+    const readerDatabase = openDatabase({ path });
+    const reader = createSqliteSearchIndex({ database: readerDatabase });
+    const many = (prefix: string) => Array.from({ length: 600 }, (_, position) => ({ text: `${prefix} ${position}`, embedding: unit(0, 1, position % 7, 1) }));
+    await writer.replaceDocument(BOT, SPACE, { source: "bulk", title: "Bulk", chunks: many("bulk") });
+    expect(await reader.vectorSearch(BOT, SPACE, unit(1, 0, 0, 0), 1)).toHaveLength(1); // loads the in-process copy
+    await writer.replaceDocument(BOT, SPACE, { source: "needle", title: "Needle", chunks: [{ text: "the needle", embedding: unit(1, 0, 0, 0) }] });
+    expect((await reader.vectorSearch(BOT, SPACE, unit(1, 0, 0, 0), 1))[0]!.text).toBe("the needle");
+    await writer.deleteDocument(BOT, "needle");
+    expect((await reader.vectorSearch(BOT, SPACE, unit(1, 0, 0, 0), 1))[0]!.text).not.toBe("the needle");
+    readerDatabase.close();
+  });
+
+  it("leaves a consistent database when the process is killed mid-ingestion", async () => {
+    // Built inside the repository (.parley-bench is ignored) so the bundle finds node_modules.
+    const out = new URL(`../../../.parley-bench/crash-child-${process.pid}`, import.meta.url).pathname;
+    await build({
+      entry: { child: new URL("./sqlite-search-index-crash-child.ts", import.meta.url).pathname },
+      outDir: out,
+      format: ["esm"],
+      platform: "node",
+      target: "node20",
+      silent: true,
+      external: ["better-sqlite3", "sqlite-vec"],
+      esbuildOptions(options) {
+        options.conditions = ["source"];
+      },
+    });
+    const path = join(directory, "crash.db");
+    const child = spawn(process.execPath, [join(out, "child.js"), "--crash-child", path], { stdio: ["ignore", "pipe", "inherit"] });
+    let committed = 0;
+    await new Promise<void>((resolve, reject) => {
+      child.on("error", reject);
+      child.on("exit", (code, signal) => (signal === "SIGKILL" ? resolve() : reject(new Error(`child exited with ${code}`))));
+      child.stdout.on("data", (data: Buffer) => {
+        committed = Math.max(committed, ...data.toString().trim().split("\n").map(Number));
+        // Let it run well past the first pass over the sources, then kill it mid-transaction.
+        if (committed >= 30 && !child.killed) setTimeout(() => process.kill(child.pid!, "SIGKILL"), 7);
+      });
+    });
+    const database = openDatabase({ path });
+    expectConsistent(database);
+    const rounds = database.prepare("SELECT source, count(*) AS chunks, count(DISTINCT substr(body, 1, instr(body, ' '))) AS rounds FROM search_chunks GROUP BY source").all() as {
+      source: string; chunks: number; rounds: number;
+    }[];
+    expect(rounds.length).toBeGreaterThan(0);
+    for (const row of rounds) expect(row).toEqual({ source: row.source, chunks: CRASH_CHUNKS, rounds: 1 }); // all or nothing
+    const index = createSqliteSearchIndex({ database });
+    expect(await index.keywordSearch(CRASH_CHATBOT, "refunds", 5)).toHaveLength(5);
+    expect(await index.vectorSearch(CRASH_CHATBOT, CRASH_SPACE, unit(1, 0, 0, 0, 0, 0, 0, 0), 3)).toHaveLength(3);
+    database.close();
+  }, 30_000);
+});

@@ -1,0 +1,179 @@
+import type {
+  ApiKey,
+  Chatbot,
+  Conversation,
+  EventType,
+  Message,
+  MessageAuthor,
+  MessageRole,
+  OutboxEvent,
+  Plan,
+  Provider,
+  User,
+  WebhookSubscription,
+} from "@parley/core";
+
+// Rows as better-sqlite3 returns them (snake_case columns, 0/1 booleans, JSON as text), and
+// the mappers between them and the core's domain types. SQLite cannot bind booleans, so every
+// boolean goes in as 0/1 through `toFlag`.
+
+export interface PlanRow {
+  name: string;
+  monthly_messages: number;
+}
+
+export interface UserRow {
+  id: string;
+  email: string;
+  plan_name: string;
+  monthly_messages_override: number | null;
+  created_at: number;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  user_id: string;
+  name: string;
+  key_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface ChatbotRow {
+  id: string;
+  owner_id: string;
+  name: string;
+  slug: string;
+  provider: string;
+  model: string;
+  system_prompt: string;
+  fallback_message: string;
+  is_active: number;
+  created_at: number;
+  deleted_at: number | null;
+}
+
+export interface ConversationRow {
+  id: string;
+  chatbot_id: string;
+  session_id: string;
+  human_takeover: number;
+  created_at: number;
+}
+
+export interface MessageRow {
+  id: string;
+  conversation_id: string;
+  role: string;
+  author: string;
+  content: string;
+  created_at: number;
+}
+
+export interface OutboxEventRow {
+  id: string;
+  type: string;
+  user_id: string;
+  chatbot_id: string;
+  data: string;
+  created_at: number;
+}
+
+export interface WebhookSubscriptionRow {
+  id: string;
+  user_id: string;
+  url: string;
+  chatbot_id: string | null;
+  event_types: string;
+  secret: string;
+  created_at: number;
+}
+
+/** SQLite has no boolean: 1 for true, 0 for false. */
+export const toFlag = (value: boolean): number => (value ? 1 : 0);
+
+export const planFromRow = (row: PlanRow): Plan => ({ name: row.name, monthlyMessages: row.monthly_messages });
+
+export const userFromRow = (row: UserRow): User => ({
+  id: row.id,
+  email: row.email,
+  planName: row.plan_name,
+  monthlyMessagesOverride: row.monthly_messages_override,
+  createdAt: row.created_at,
+});
+
+export const apiKeyFromRow = (row: ApiKeyRow): ApiKey => ({
+  id: row.id,
+  userId: row.user_id,
+  name: row.name,
+  keyHash: row.key_hash,
+  createdAt: row.created_at,
+  revokedAt: row.revoked_at,
+});
+
+export const chatbotFromRow = (row: ChatbotRow): Chatbot => ({
+  id: row.id,
+  ownerId: row.owner_id,
+  name: row.name,
+  slug: row.slug,
+  provider: row.provider as Provider,
+  model: row.model,
+  systemPrompt: row.system_prompt,
+  fallbackMessage: row.fallback_message,
+  isActive: row.is_active === 1,
+  createdAt: row.created_at,
+  deletedAt: row.deleted_at,
+});
+
+/** The named parameters of the chatbot INSERT and UPDATE statements. */
+export const chatbotToRow = (chatbot: Chatbot): ChatbotRow => ({
+  id: chatbot.id,
+  owner_id: chatbot.ownerId,
+  name: chatbot.name,
+  slug: chatbot.slug,
+  provider: chatbot.provider,
+  model: chatbot.model,
+  system_prompt: chatbot.systemPrompt,
+  fallback_message: chatbot.fallbackMessage,
+  is_active: toFlag(chatbot.isActive),
+  created_at: chatbot.createdAt,
+  deleted_at: chatbot.deletedAt,
+});
+
+export const conversationFromRow = (row: ConversationRow): Conversation => ({
+  id: row.id,
+  chatbotId: row.chatbot_id,
+  sessionId: row.session_id,
+  humanTakeover: row.human_takeover === 1,
+  createdAt: row.created_at,
+});
+
+export const messageFromRow = (row: MessageRow): Message => ({
+  id: row.id,
+  conversationId: row.conversation_id,
+  role: row.role as MessageRole,
+  author: row.author as MessageAuthor,
+  content: row.content,
+  createdAt: row.created_at,
+});
+
+// The type and its data were written together from one OutboxEvent, so they still match.
+export const outboxEventFromRow = (row: OutboxEventRow): OutboxEvent =>
+  ({
+    id: row.id,
+    type: row.type,
+    userId: row.user_id,
+    chatbotId: row.chatbot_id,
+    data: JSON.parse(row.data) as unknown,
+    createdAt: row.created_at,
+  }) as OutboxEvent;
+
+export const webhookSubscriptionFromRow = (row: WebhookSubscriptionRow): WebhookSubscription => ({
+  id: row.id,
+  userId: row.user_id,
+  url: row.url,
+  chatbotId: row.chatbot_id,
+  eventTypes: JSON.parse(row.event_types) as EventType[],
+  secret: row.secret,
+  createdAt: row.created_at,
+});

@@ -1,0 +1,188 @@
+import type { Database, RunResult } from "better-sqlite3";
+import type { Conversation, Message, OutboxEvent } from "@parley/core";
+import {
+  toFlag,
+  type ApiKeyRow,
+  type ChatbotRow,
+  type ConversationRow,
+  type MessageRow,
+  type OutboxEventRow,
+  type PlanRow,
+  type UserRow,
+  type WebhookSubscriptionRow,
+} from "./sqlite-storage-rows.js";
+
+const CHATBOT_COLUMNS =
+  "id, owner_id, name, slug, provider, model, system_prompt, fallback_message, is_active, created_at, deleted_at";
+const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, created_at";
+const CONVERSATION_COLUMNS = "id, chatbot_id, session_id, human_takeover, created_at";
+const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
+const SUBSCRIPTION_COLUMNS = "id, user_id, url, chatbot_id, event_types, secret, created_at";
+const USER_COLUMNS = "id, email, plan_name, monthly_messages_override, created_at";
+const API_KEY_COLUMNS = "id, user_id, name, key_hash, created_at, revoked_at";
+
+type Arguments<Parameters> = Parameters extends unknown[] ? Parameters : [Parameters];
+
+/**
+ * The part of a better-sqlite3 statement the adapter uses. Declared here because the driver's
+ * own statement type lives in a namespace that declaration files cannot name.
+ */
+export interface PreparedStatement<Parameters, Row> {
+  run(...parameters: Arguments<Parameters>): RunResult;
+  get(...parameters: Arguments<Parameters>): Row | undefined;
+  all(...parameters: Arguments<Parameters>): Row[];
+  /** The SQL text. */
+  readonly source: string;
+}
+
+/** Every statement of the storage adapter, prepared once per adapter. */
+export type StorageStatements = ReturnType<typeof prepareStorageStatements>;
+
+/** Prepares the storage adapter's statements on a migrated database. */
+export function prepareStorageStatements(database: Database) {
+  const prepare = <Parameters extends unknown[] | object = unknown[], Row = unknown>(sql: string) =>
+    database.prepare(sql) as unknown as PreparedStatement<Parameters, Row>;
+  return {
+    upsertPlan: prepare<PlanRow>(
+      `INSERT INTO plans (name, monthly_messages) VALUES (@name, @monthly_messages)
+       ON CONFLICT (name) DO UPDATE SET monthly_messages = excluded.monthly_messages`,
+    ),
+    insertPlanIfMissing: prepare<PlanRow>(
+      "INSERT INTO plans (name, monthly_messages) VALUES (@name, @monthly_messages) ON CONFLICT (name) DO NOTHING",
+    ),
+    getPlan: prepare<[string], PlanRow>("SELECT name, monthly_messages FROM plans WHERE name = ?"),
+
+    // A taken email is the one conflict expected here: DO NOTHING turns it into `changes = 0`
+    // while any other constraint (a reused id, an unknown plan) still throws.
+    insertUser: prepare<UserRow & { email_key: string }>(
+      `INSERT INTO users (${USER_COLUMNS}, email_key)
+       VALUES (@id, @email, @plan_name, @monthly_messages_override, @created_at, @email_key)
+       ON CONFLICT (email_key) DO NOTHING`,
+    ),
+    getUser: prepare<[string], UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`),
+
+    insertApiKey: prepare<ApiKeyRow>(
+      `INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (@id, @user_id, @name, @key_hash, @created_at, @revoked_at)`,
+    ),
+    getApiKeyByHash: prepare<[string], ApiKeyRow>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE key_hash = ?`),
+    // coalesce keeps the first revocation time: revoking twice changes nothing.
+    revokeApiKey: prepare<[number, string], ApiKeyRow>(
+      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING ${API_KEY_COLUMNS}`,
+    ),
+
+    // Candidates for a clash with `base` or `base-N`: every live slug from `base` up to
+    // `base.` ('.' sorts right after '-'), read through the partial slug index.
+    liveSlugsFrom: prepare<{ owner_id: string; base: string }, { slug: string }>(
+      `SELECT slug FROM chatbots
+       WHERE owner_id = @owner_id AND deleted_at IS NULL AND slug >= @base AND slug < @base || '.'`,
+    ),
+    insertChatbot: prepare<ChatbotRow>(
+      `INSERT INTO chatbots (${CHATBOT_COLUMNS}) VALUES (@id, @owner_id, @name, @slug, @provider, @model,
+       @system_prompt, @fallback_message, @is_active, @created_at, @deleted_at)`,
+    ),
+    getChatbot: prepare<[string], ChatbotRow>(`SELECT ${CHATBOT_COLUMNS} FROM chatbots WHERE id = ?`),
+    listChatbots: prepare<[string], ChatbotRow>(
+      `SELECT ${CHATBOT_COLUMNS} FROM chatbots WHERE owner_id = ? AND deleted_at IS NULL
+       ORDER BY created_at DESC, id ASC`,
+    ),
+    updateChatbot: prepare<ChatbotRow>(
+      `UPDATE chatbots SET name = @name, provider = @provider, model = @model, system_prompt = @system_prompt,
+       fallback_message = @fallback_message, is_active = @is_active, deleted_at = @deleted_at WHERE id = @id`,
+    ),
+
+    // The quota reservation, one statement: insert the month's counter at 1, or add 1 to it
+    // only while it is below the limit. A row comes back exactly when a message was reserved.
+    // (The `WHERE @limit > 0` also lets SQLite parse an UPSERT on INSERT … SELECT.)
+    reserveMonthlyQuota: prepare<{ user_id: string; month: string; limit: number }, { used: number }>(
+      `INSERT INTO monthly_usage (user_id, month, used) SELECT @user_id, @month, 1 WHERE @limit > 0
+       ON CONFLICT (user_id, month) DO UPDATE SET used = used + 1 WHERE used < @limit
+       RETURNING used`,
+    ),
+    getMonthlyUsage: prepare<[string, string], { used: number }>(
+      "SELECT used FROM monthly_usage WHERE user_id = ? AND month = ?",
+    ),
+
+    findConversation: prepare<[string, string], ConversationRow>(
+      `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE chatbot_id = ? AND session_id = ?`,
+    ),
+    insertConversation: prepare<ConversationRow>(
+      `INSERT INTO conversations (${CONVERSATION_COLUMNS})
+       VALUES (@id, @chatbot_id, @session_id, @human_takeover, @created_at)`,
+    ),
+    setHumanTakeover: prepare<[number, string]>("UPDATE conversations SET human_takeover = ? WHERE id = ?"),
+
+    insertMessage: prepare<MessageRow>(
+      `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (@id, @conversation_id, @role, @author, @content, @created_at)`,
+    ),
+    // Newest first so LIMIT keeps the most recent; the caller reverses to oldest first.
+    recentMessages: prepare<[string, number], MessageRow>(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?`,
+    ),
+    listMessages: prepare<[string], MessageRow>(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY seq`,
+    ),
+
+    insertOutboxEvent: prepare<OutboxEventRow>(
+      `INSERT INTO outbox_events (${OUTBOX_COLUMNS}) VALUES (@id, @type, @user_id, @chatbot_id, @data, @created_at)`,
+    ),
+    listOutboxEvents: prepare<[number], OutboxEventRow>(`SELECT ${OUTBOX_COLUMNS} FROM outbox_events ORDER BY seq LIMIT ?`),
+
+    insertWebhookSubscription: prepare<WebhookSubscriptionRow>(
+      `INSERT INTO webhook_subscriptions (${SUBSCRIPTION_COLUMNS})
+       VALUES (@id, @user_id, @url, @chatbot_id, @event_types, @secret, @created_at)`,
+    ),
+    listWebhookSubscriptions: prepare<[string], WebhookSubscriptionRow>(
+      `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE user_id = ? ORDER BY created_at, seq`,
+    ),
+    deleteWebhookSubscription: prepare<[string]>("DELETE FROM webhook_subscriptions WHERE id = ?"),
+  };
+}
+
+// Writes shared by several steps; each runs inside the calling step's transaction.
+
+/** The first of `base`, `base-2`, `base-3`, … that none of the owner's live chatbots uses. */
+export function firstFreeSlug(statements: StorageStatements, ownerId: string, base: string): string {
+  const taken = new Set(statements.liveSlugsFrom.all({ owner_id: ownerId, base }).map((row) => row.slug));
+  let slug = base;
+  for (let suffix = 2; taken.has(slug); suffix += 1) slug = `${base}-${suffix}`;
+  return slug;
+}
+
+/** Stores a conversation and returns it. */
+export function insertConversation(statements: StorageStatements, conversation: Conversation): Conversation {
+  statements.insertConversation.run({
+    id: conversation.id,
+    chatbot_id: conversation.chatbotId,
+    session_id: conversation.sessionId,
+    human_takeover: toFlag(conversation.humanTakeover),
+    created_at: conversation.createdAt,
+  });
+  return conversation;
+}
+
+/** Stores a message after every earlier one (its rowid is the insertion order) and returns it. */
+export function insertMessage(statements: StorageStatements, message: Message): Message {
+  statements.insertMessage.run({
+    id: message.id,
+    conversation_id: message.conversationId,
+    role: message.role,
+    author: message.author,
+    content: message.content,
+    created_at: message.createdAt,
+  });
+  return message;
+}
+
+/** Appends events to the outbox in the given order. */
+export function insertOutboxEvents(statements: StorageStatements, events: readonly OutboxEvent[]): void {
+  for (const event of events) {
+    statements.insertOutboxEvent.run({
+      id: event.id,
+      type: event.type,
+      user_id: event.userId,
+      chatbot_id: event.chatbotId,
+      data: JSON.stringify(event.data),
+      created_at: event.createdAt,
+    });
+  }
+}

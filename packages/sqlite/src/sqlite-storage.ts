@@ -1,0 +1,241 @@
+import type { Database } from "better-sqlite3";
+import { conflict } from "@parley/core";
+import type { Chatbot, ChatbotChanges, Storage } from "@parley/core";
+import { openDatabase } from "./database.js";
+import {
+  apiKeyFromRow,
+  chatbotFromRow,
+  chatbotToRow,
+  conversationFromRow,
+  messageFromRow,
+  outboxEventFromRow,
+  planFromRow,
+  toFlag,
+  userFromRow,
+  webhookSubscriptionFromRow,
+} from "./sqlite-storage-rows.js";
+import {
+  firstFreeSlug,
+  insertConversation,
+  insertMessage,
+  insertOutboxEvents,
+  prepareStorageStatements,
+} from "./sqlite-storage-statements.js";
+
+/** The fields `updateChatbot` writes: exactly the keys of ChatbotChanges. */
+const CHANGEABLE_FIELDS = ["isActive", "deletedAt", "name", "systemPrompt", "fallbackMessage", "model", "provider"] as const satisfies readonly (keyof ChatbotChanges)[];
+// Stops compiling when ChatbotChanges gains a field the list (and the UPDATE statement) lacks.
+const _everyChangeableField: [Exclude<keyof ChatbotChanges, (typeof CHANGEABLE_FIELDS)[number]>] extends [never] ? true : false = true;
+
+/** Either a handle from `openDatabase` (the caller closes it) or a path to open (closed by `close()`). */
+export type SqliteStorageOptions = { database: Database } | { path: string; busyTimeoutMs?: number };
+
+/**
+ * The Storage port on better-sqlite3. Each method runs as one synchronous transaction
+ * (IMMEDIATE for writes, so the write lock is taken before the first read and two connections
+ * cannot both read the same quota and both write) and only then resolves its promise: no
+ * transaction is ever open across an `await`, and a throw anywhere rolls the whole step back.
+ */
+export function createSqliteStorage(options: SqliteStorageOptions): Storage {
+  const ownsDatabase = !("database" in options);
+  const database = "database" in options ? options.database : openDatabase(options);
+  const statements = prepareStorageStatements(database);
+  // One transaction wrapper for every step; better-sqlite3 caches its BEGIN/COMMIT statements.
+  const transaction = database.transaction((step: () => unknown) => step());
+  const write = <Result>(step: () => Result): Result => transaction.immediate(step) as Result;
+  const read = <Result>(step: () => Result): Result => transaction.deferred(step) as Result;
+
+  return {
+    async upsertPlan(plan) {
+      write(() => statements.upsertPlan.run({ name: plan.name, monthly_messages: plan.monthlyMessages }));
+      return { ...plan };
+    },
+    async getPlan(name) {
+      const row = statements.getPlan.get(name);
+      return row ? planFromRow(row) : null;
+    },
+    async ensurePlan(plan) {
+      return write(() => {
+        statements.insertPlanIfMissing.run({ name: plan.name, monthly_messages: plan.monthlyMessages });
+        return planFromRow(statements.getPlan.get(plan.name)!);
+      });
+    },
+
+    async createUser(user) {
+      const inserted = write(() =>
+        statements.insertUser.run({
+          id: user.id,
+          email: user.email,
+          email_key: user.email.toLowerCase(),
+          plan_name: user.planName,
+          monthly_messages_override: user.monthlyMessagesOverride,
+          created_at: user.createdAt,
+        }),
+      );
+      if (inserted.changes === 0) throw conflict(`A user with email ${user.email} already exists.`);
+      return { ...user };
+    },
+    async getUser(id) {
+      const row = statements.getUser.get(id);
+      return row ? userFromRow(row) : null;
+    },
+
+    async createApiKey(key) {
+      write(() =>
+        statements.insertApiKey.run({
+          id: key.id,
+          user_id: key.userId,
+          name: key.name,
+          key_hash: key.keyHash,
+          created_at: key.createdAt,
+          revoked_at: key.revokedAt,
+        }),
+      );
+      return { ...key };
+    },
+    async findApiKeyByHash(keyHash) {
+      return read(() => {
+        const keyRow = statements.getApiKeyByHash.get(keyHash);
+        const userRow = keyRow && statements.getUser.get(keyRow.user_id);
+        return keyRow && userRow ? { apiKey: apiKeyFromRow(keyRow), user: userFromRow(userRow) } : null;
+      });
+    },
+    async revokeApiKey(id, at) {
+      const row = write(() => statements.revokeApiKey.get(at, id));
+      return row ? apiKeyFromRow(row) : null;
+    },
+
+    async createChatbot(draft, baseSlug) {
+      return write(() => {
+        const chatbot: Chatbot = { ...draft, slug: firstFreeSlug(statements, draft.ownerId, baseSlug) };
+        statements.insertChatbot.run(chatbotToRow(chatbot));
+        return chatbot;
+      });
+    },
+    async getChatbot(id) {
+      const row = statements.getChatbot.get(id);
+      return row ? chatbotFromRow(row) : null;
+    },
+    async listChatbots(ownerId) {
+      return statements.listChatbots.all(ownerId).map(chatbotFromRow);
+    },
+    async updateChatbot(id, changes) {
+      return write(() => {
+        const row = statements.getChatbot.get(id);
+        if (!row) return null;
+        // Only the changeable fields, so a stray `id` or `slug` in `changes` cannot retarget the UPDATE.
+        const allowed = CHANGEABLE_FIELDS.filter((field) => changes[field] !== undefined).map((field) => [field, changes[field]]);
+        const chatbot: Chatbot = { ...chatbotFromRow(row), ...Object.fromEntries(allowed) };
+        try {
+          statements.updateChatbot.run(chatbotToRow(chatbot));
+        } catch (error) {
+          // Only restoring a deleted chatbot whose slug was reused since can clash.
+          if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
+            throw conflict(`Another chatbot of this owner already uses the slug ${chatbot.slug}.`);
+          }
+          throw error;
+        }
+        return chatbot;
+      });
+    },
+
+    async getMonthlyUsage(userId, month) {
+      return statements.getMonthlyUsage.get(userId, month)?.used ?? 0;
+    },
+
+    async acceptUserMessage(input) {
+      return write(() => {
+        const reserved = statements.reserveMonthlyQuota.get({ user_id: input.userId, month: input.month, limit: input.monthlyLimit });
+        if (!reserved) {
+          // The failed UPSERT wrote nothing, so the refusal leaves no trace.
+          return { accepted: false as const, used: statements.getMonthlyUsage.get(input.userId, input.month)?.used ?? 0 };
+        }
+        const found = statements.findConversation.get(input.chatbotId, input.sessionId);
+        const conversation = found
+          ? conversationFromRow(found)
+          : insertConversation(statements, {
+              id: input.newConversationId,
+              chatbotId: input.chatbotId,
+              sessionId: input.sessionId,
+              humanTakeover: false,
+              createdAt: input.at,
+            });
+        // Read before the insert, so the history is exactly the messages before this one.
+        const history = statements.recentMessages.all(conversation.id, input.historyLimit).reverse().map(messageFromRow);
+        const message = insertMessage(statements, {
+          id: input.messageId,
+          conversationId: conversation.id,
+          role: "user",
+          author: "end_user",
+          content: input.content,
+          createdAt: input.at,
+        });
+        // Runs inside the transaction: if the builder throws, the reservation, the conversation
+        // and the message are rolled back with it.
+        const events = input.events({ conversation: { ...conversation }, conversationCreated: !found, message: { ...message } });
+        insertOutboxEvents(statements, events);
+        return { accepted: true as const, conversation, conversationCreated: !found, message, history, events, used: reserved.used };
+      });
+    },
+    async appendAssistantMessage(input) {
+      const { id, conversationId, content, author, at } = input;
+      return write(() => insertMessage(statements, { id, conversationId, role: "assistant", author, content, createdAt: at }));
+    },
+
+    async findConversation(chatbotId, sessionId) {
+      const row = statements.findConversation.get(chatbotId, sessionId);
+      return row ? conversationFromRow(row) : null;
+    },
+    async setHumanTakeover(input) {
+      return write(() => {
+        const found = statements.findConversation.get(input.chatbotId, input.sessionId);
+        if (found) {
+          statements.setHumanTakeover.run(toFlag(input.humanTakeover), found.id);
+          return { conversation: { ...conversationFromRow(found), humanTakeover: input.humanTakeover }, created: false, events: [] };
+        }
+        const conversation = insertConversation(statements, {
+          id: input.newConversationId,
+          chatbotId: input.chatbotId,
+          sessionId: input.sessionId,
+          humanTakeover: input.humanTakeover,
+          createdAt: input.at,
+        });
+        const events = input.events({ ...conversation });
+        insertOutboxEvents(statements, events);
+        return { conversation, created: true, events };
+      });
+    },
+    async listMessages(conversationId) {
+      return statements.listMessages.all(conversationId).map(messageFromRow);
+    },
+
+    async listOutboxEvents({ limit }) {
+      return statements.listOutboxEvents.all(limit).map(outboxEventFromRow);
+    },
+
+    async createWebhookSubscription(subscription) {
+      write(() =>
+        statements.insertWebhookSubscription.run({
+          id: subscription.id,
+          user_id: subscription.userId,
+          url: subscription.url,
+          chatbot_id: subscription.chatbotId,
+          event_types: JSON.stringify(subscription.eventTypes),
+          secret: subscription.secret,
+          created_at: subscription.createdAt,
+        }),
+      );
+      return { ...subscription, eventTypes: [...subscription.eventTypes] };
+    },
+    async listWebhookSubscriptions(userId) {
+      return statements.listWebhookSubscriptions.all(userId).map(webhookSubscriptionFromRow);
+    },
+    async deleteWebhookSubscription(id) {
+      return write(() => statements.deleteWebhookSubscription.run(id)).changes > 0;
+    },
+
+    async close() {
+      if (ownsDatabase && database.open) database.close();
+    },
+  };
+}
