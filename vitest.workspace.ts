@@ -5,6 +5,10 @@ import { defineConfig } from "vitest/config";
 // tests never need a build.
 const packages = ["core", "sqlite", "providers", "server"];
 
+// The server's tests start the CLI and the server as child processes (about a second each on
+// this 2-core machine, more under load), so they get a longer budget than unit tests.
+const timeouts: Record<string, number> = { server: 60_000 };
+
 export default defineConfig({
   test: {
     projects: packages.map((name) => ({
@@ -13,6 +17,8 @@ export default defineConfig({
         name,
         root: `packages/${name}`,
         include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+        testTimeout: timeouts[name] ?? 5_000,
+        hookTimeout: timeouts[name] ?? 10_000,
       },
     })),
   },
