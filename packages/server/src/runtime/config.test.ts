@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "./config.js";
+
+describe("loadConfig", () => {
+  it("has the defaults of DESIGN §7", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      databasePath: "./parley.db",
+      port: 8787,
+      host: "127.0.0.1",
+      embedder: { kind: "local" },
+      keyRequestsPerMinute: 60,
+      conversationMessagesPerMinute: 20,
+      providers: { timeoutMs: 60_000, ollama: { host: "http://127.0.0.1:11434" } },
+    });
+  });
+
+  it("reads every variable, and lets flags win over the environment", () => {
+    const config = loadConfig(
+      {
+        PARLEY_DB: "/data/p.db",
+        PORT: "9000",
+        HOST: "0.0.0.0",
+        PARLEY_EMBEDDER: "ollama:nomic-embed-text",
+        PARLEY_KEY_RATE_LIMIT: "120",
+        PARLEY_CONVERSATION_RATE_LIMIT: "5",
+        PARLEY_LLM_TIMEOUT_MS: "1500",
+        OPENAI_BASE_URL: "http://127.0.0.1:8000/v1",
+        OLLAMA_HOST: "gpu-box:11434",
+      },
+      { port: 1234 },
+    );
+    expect(config).toMatchObject({
+      databasePath: "/data/p.db",
+      port: 1234,
+      host: "0.0.0.0",
+      embedder: { kind: "ollama", model: "nomic-embed-text" },
+      keyRequestsPerMinute: 120,
+      conversationMessagesPerMinute: 5,
+      providers: { timeoutMs: 1500, openai: { baseURL: "http://127.0.0.1:8000/v1" }, ollama: { host: "gpu-box:11434" } },
+    });
+  });
+
+  it.each([
+    [{ PORT: "http" }, 'PORT must be a whole number from 0 to 65535 (got "http").'],
+    [{ PORT: "70000" }, 'PORT must be a whole number from 0 to 65535 (got "70000").'],
+    [{ PARLEY_CONVERSATION_RATE_LIMIT: "0" }, 'PARLEY_CONVERSATION_RATE_LIMIT must be a whole number from 1 to 1000000 (got "0").'],
+    [{ OPENAI_BASE_URL: "localhost:8000" }, 'OPENAI_BASE_URL must be an http or https URL (got "localhost:8000").'],
+    [{ PARLEY_EMBEDDER: "cohere:embed" }, /^PARLEY_EMBEDDER must be "local", "openai:<model>" or "ollama:<model>"/],
+    [{ PARLEY_LLM_TIMEOUT_MS: "-5" }, /^PARLEY_LLM_TIMEOUT_MS must be a positive whole number/],
+  ])("refuses %j with a message naming the variable", (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
