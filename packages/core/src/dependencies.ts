@@ -6,6 +6,7 @@ import type { Ids } from "./ports/ids.js";
 import type { RateLimiter } from "./ports/rate-limiter.js";
 import type { SearchIndex } from "./ports/search-index.js";
 import type { Storage } from "./ports/storage.js";
+import type { WebhookSecrets } from "./ports/webhook-secrets.js";
 import type { ParleySettings } from "./settings.js";
 
 /** Everything the services of the core run on, resolved with defaults by `createParley`. */
@@ -18,5 +19,6 @@ export interface Dependencies {
   clock: Clock;
   ids: Ids;
   events: EventBus;
+  webhookSecrets: WebhookSecrets;
   settings: ParleySettings;
 }

@@ -33,3 +33,10 @@ export { DEFAULT_FALLBACK_MESSAGE, DEFAULT_SYSTEM_PROMPT, type CreateChatbotInpu
 export type { CreateWebhookInput } from "./admin/webhooks.js";
 export { createLocalEmbedder, LOCAL_EMBEDDER_FUSION, type LocalEmbedderOptions } from "./retrieval/local-embedder.js";
 export { contentTerms, stem, STOPWORDS, words } from "./retrieval/tokenizer.js";
+export type * from "./ports/webhook-secrets.js";
+export type * from "./ports/storage-webhooks.js";
+export { createDerivedWebhookSecrets, createEphemeralWebhookSecrets, MIN_MASTER_KEY_BYTES } from "./webhooks/derived-webhook-secrets.js";
+export { createWebhookDispatcher, DEFAULT_WEBHOOK_TIMEOUT_MS, type WebhookDispatcher, type WebhookDispatcherOptions } from "./webhooks/webhook-dispatcher.js";
+export type { AttemptReport } from "./webhooks/attempt-delivery.js";
+export { DEFAULT_RETRY_CEILINGS_MS, DEFAULT_RETRY_POLICY, DEFAULT_RETRY_WINDOW_MS, nextRetryAt, type RetryPolicy } from "./webhooks/retry-schedule.js";
+export { signWebhook, webhookBody, webhookHeaders } from "./webhooks/sign-webhook.js";

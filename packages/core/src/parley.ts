@@ -11,7 +11,7 @@ import { createApiKey, createUser, revokeApiKey, setPlan } from "./admin/account
 import { createChatbot, deleteChatbot, setChatbotActive, type CreateChatbotInput } from "./admin/chatbot-admin.js";
 import { ingestDocument, reindexChatbot, removeDocument, type DocumentInput } from "./admin/ingestion.js";
 import { replyAsAgent, setHumanTakeover, showConversation } from "./admin/conversations.js";
-import { createWebhookSubscription, type CreateWebhookInput } from "./admin/webhooks.js";
+import { createWebhookSubscription, listWebhookDeliveries, retryWebhookDelivery, type CreateWebhookInput } from "./admin/webhooks.js";
 import { createMemoryRateLimiter } from "./memory/memory-rate-limiter.js";
 import type { ChatModels } from "./ports/chat-model.js";
 import type { Clock } from "./ports/clock.js";
@@ -20,6 +20,9 @@ import type { Ids } from "./ports/ids.js";
 import type { RateLimiter } from "./ports/rate-limiter.js";
 import type { SearchIndex } from "./ports/search-index.js";
 import type { Storage } from "./ports/storage.js";
+import type { WebhookSecrets } from "./ports/webhook-secrets.js";
+import { createEphemeralWebhookSecrets } from "./webhooks/derived-webhook-secrets.js";
+import { createWebhookDispatcher, type WebhookDispatcherOptions } from "./webhooks/webhook-dispatcher.js";
 import type { ParleySettings, RetrievalSettings } from "./settings.js";
 import type { ChunkOptions } from "./retrieval/chunker.js";
 import { randomIds } from "./support/ids.js";
@@ -37,6 +40,12 @@ export interface ParleyOptions {
   ids?: Ids;
   /** Defaults to a new bus; subscribe with `parley.events.on(type, handler)`. */
   events?: EventBus;
+  /**
+   * Derives webhook signing secrets (`createDerivedWebhookSecrets(masterKey)`). Defaults to a
+   * key that lives as long as the process: enough for in-memory storage, but with a lasting
+   * database supply a lasting key, or deliveries after a restart stop at a key mismatch.
+   */
+  webhookSecrets?: WebhookSecrets;
   settings?: Partial<Omit<ParleySettings, "retrieval">> & { retrieval?: Partial<RetrievalSettings> };
 }
 
@@ -68,6 +77,7 @@ export function createParley(options: ParleyOptions) {
     clock,
     ids: options.ids ?? randomIds,
     events: options.events ?? createEventBus(),
+    webhookSecrets: options.webhookSecrets ?? createEphemeralWebhookSecrets(),
     settings,
   };
 
@@ -110,7 +120,23 @@ export function createParley(options: ParleyOptions) {
       createWebhookSubscription: (input: CreateWebhookInput) => createWebhookSubscription(dependencies, input),
       listWebhookSubscriptions: (userId: string) => dependencies.storage.listWebhookSubscriptions(userId),
       removeWebhookSubscription: (subscriptionId: string) => dependencies.storage.deleteWebhookSubscription(subscriptionId),
+      listWebhookDeliveries: (options?: { status?: string; limit?: number }) => listWebhookDeliveries(dependencies, options),
+      retryWebhookDelivery: (deliveryId: string) => retryWebhookDelivery(dependencies, deliveryId),
     },
+
+    /**
+     * A webhook dispatcher on this instance's storage, secrets, clock, ids and event bus; call
+     * `start()` on it (the server does) or `runOnce()`.
+     */
+    createWebhookDispatcher: (overrides: Partial<WebhookDispatcherOptions> = {}) =>
+      createWebhookDispatcher({
+        storage: dependencies.storage,
+        secrets: dependencies.webhookSecrets,
+        clock: dependencies.clock,
+        ids: dependencies.ids,
+        events: dependencies.events,
+        ...overrides,
+      }),
   };
 }
 

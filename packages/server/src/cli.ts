@@ -3,10 +3,11 @@ import { parseArgs } from "node:util";
 import { ADMIN_COMMANDS, checkPositionals } from "./cli/admin-commands.js";
 import { UsageError, type Command, type CommandIo } from "./cli/command.js";
 import { RUNTIME_COMMANDS } from "./cli/runtime-commands.js";
+import { WEBHOOK_COMMANDS } from "./cli/webhook-commands.js";
 import { ConfigError, loadConfig } from "./runtime/config.js";
 import { openParley } from "./runtime/open-parley.js";
 
-const COMMANDS: Command[] = [...ADMIN_COMMANDS, ...RUNTIME_COMMANDS];
+const COMMANDS: Command[] = [...ADMIN_COMMANDS, ...WEBHOOK_COMMANDS, ...RUNTIME_COMMANDS];
 
 const GLOBAL_HELP = `parley — self-hostable retrieval-augmented chatbot messaging
 

@@ -2,7 +2,6 @@ import type {
   ApiKey,
   Chatbot,
   Conversation,
-  EventType,
   Message,
   MessageAuthor,
   MessageRole,
@@ -10,7 +9,6 @@ import type {
   Plan,
   Provider,
   User,
-  WebhookSubscription,
 } from "@parley/core";
 
 // Rows as better-sqlite3 returns them (snake_case columns, 0/1 booleans, JSON as text), and
@@ -76,16 +74,6 @@ export interface OutboxEventRow {
   user_id: string;
   chatbot_id: string;
   data: string;
-  created_at: number;
-}
-
-export interface WebhookSubscriptionRow {
-  id: string;
-  user_id: string;
-  url: string;
-  chatbot_id: string | null;
-  event_types: string;
-  secret: string;
   created_at: number;
 }
 
@@ -167,13 +155,3 @@ export const outboxEventFromRow = (row: OutboxEventRow): OutboxEvent =>
     data: JSON.parse(row.data) as unknown,
     createdAt: row.created_at,
   }) as OutboxEvent;
-
-export const webhookSubscriptionFromRow = (row: WebhookSubscriptionRow): WebhookSubscription => ({
-  id: row.id,
-  userId: row.user_id,
-  url: row.url,
-  chatbotId: row.chatbot_id,
-  eventTypes: JSON.parse(row.event_types) as EventType[],
-  secret: row.secret,
-  createdAt: row.created_at,
-});

@@ -9,7 +9,6 @@ import {
   type OutboxEventRow,
   type PlanRow,
   type UserRow,
-  type WebhookSubscriptionRow,
 } from "./sqlite-storage-rows.js";
 
 const CHATBOT_COLUMNS =
@@ -17,7 +16,6 @@ const CHATBOT_COLUMNS =
 const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, created_at";
 const CONVERSATION_COLUMNS = "id, chatbot_id, session_id, human_takeover, created_at";
 const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
-const SUBSCRIPTION_COLUMNS = "id, user_id, url, chatbot_id, event_types, secret, created_at";
 const USER_COLUMNS = "id, email, plan_name, monthly_messages_override, created_at";
 const API_KEY_COLUMNS = "id, user_id, name, key_hash, created_at, revoked_at";
 
@@ -126,15 +124,6 @@ export function prepareStorageStatements(database: Database) {
       `INSERT INTO outbox_events (${OUTBOX_COLUMNS}) VALUES (@id, @type, @user_id, @chatbot_id, @data, @created_at)`,
     ),
     listOutboxEvents: prepare<[number], OutboxEventRow>(`SELECT ${OUTBOX_COLUMNS} FROM outbox_events ORDER BY seq LIMIT ?`),
-
-    insertWebhookSubscription: prepare<WebhookSubscriptionRow>(
-      `INSERT INTO webhook_subscriptions (${SUBSCRIPTION_COLUMNS})
-       VALUES (@id, @user_id, @url, @chatbot_id, @event_types, @secret, @created_at)`,
-    ),
-    listWebhookSubscriptions: prepare<[string], WebhookSubscriptionRow>(
-      `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE user_id = ? ORDER BY created_at, seq`,
-    ),
-    deleteWebhookSubscription: prepare<[string]>("DELETE FROM webhook_subscriptions WHERE id = ?"),
   };
 }
 

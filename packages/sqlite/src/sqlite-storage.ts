@@ -12,8 +12,8 @@ import {
   planFromRow,
   toFlag,
   userFromRow,
-  webhookSubscriptionFromRow,
 } from "./sqlite-storage-rows.js";
+import { createSqliteWebhookStorage } from "./sqlite-webhook-storage.js";
 import {
   firstFreeSlug,
   insertConversation,
@@ -44,6 +44,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const transaction = database.transaction((step: () => unknown) => step());
   const write = <Result>(step: () => Result): Result => transaction.immediate(step) as Result;
   const read = <Result>(step: () => Result): Result => transaction.deferred(step) as Result;
+  const webhooks = createSqliteWebhookStorage(database, write);
 
   return {
     async upsertPlan(plan) {
@@ -213,26 +214,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       return statements.listOutboxEvents.all(limit).map(outboxEventFromRow);
     },
 
-    async createWebhookSubscription(subscription) {
-      write(() =>
-        statements.insertWebhookSubscription.run({
-          id: subscription.id,
-          user_id: subscription.userId,
-          url: subscription.url,
-          chatbot_id: subscription.chatbotId,
-          event_types: JSON.stringify(subscription.eventTypes),
-          secret: subscription.secret,
-          created_at: subscription.createdAt,
-        }),
-      );
-      return { ...subscription, eventTypes: [...subscription.eventTypes] };
-    },
-    async listWebhookSubscriptions(userId) {
-      return statements.listWebhookSubscriptions.all(userId).map(webhookSubscriptionFromRow);
-    },
-    async deleteWebhookSubscription(id) {
-      return write(() => statements.deleteWebhookSubscription.run(id)).changes > 0;
-    },
+    ...webhooks,
 
     async close() {
       if (ownsDatabase && database.open) database.close();

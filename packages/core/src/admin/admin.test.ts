@@ -97,8 +97,10 @@ describe("webhook subscriptions", () => {
       eventTypes: ["message.received"],
     });
     expect(subscription.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
-    expect(Buffer.from(subscription.secret.slice(6), "base64")).toHaveLength(24);
-    expect(await parley.admin.listWebhookSubscriptions(user.id)).toEqual([subscription]);
+    expect(Buffer.from(subscription.secret.slice(6), "base64")).toHaveLength(32);
+    // The secret is returned once and never stored: the listed subscription has none.
+    const { secret: _secret, ...stored } = subscription;
+    expect(await parley.admin.listWebhookSubscriptions(user.id)).toEqual([stored]);
     expect(await parley.admin.removeWebhookSubscription(subscription.id)).toBe(true);
     expect(await parley.admin.listWebhookSubscriptions(user.id)).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { EVENT_TYPES, type EventType } from "../domain/events.js";
-import type { WebhookSubscription } from "../domain/webhook.js";
+import { DELIVERY_STATUSES, type DeliveryStatus, type NewWebhookSubscription, type WebhookDelivery } from "../domain/webhook.js";
 import type { Dependencies } from "../dependencies.js";
 import { invalidRequest, notFound } from "../errors.js";
 import { findLiveChatbot } from "./chatbot-admin.js";
@@ -22,11 +22,14 @@ function assertUrl(text: string): void {
   if (url.protocol !== "http:" && url.protocol !== "https:") throw invalidRequest("url: must be an absolute http or https URL");
 }
 
-/** Subscribes a user's URL to events. The returned secret (`whsec_…`) signs every delivery. */
+/**
+ * Subscribes a user's URL to events. The returned secret (`whsec_…`) signs every delivery; it
+ * is derived from the master key, never stored, and returned only here.
+ */
 export async function createWebhookSubscription(
-  dependencies: Pick<Dependencies, "storage" | "ids" | "clock">,
+  dependencies: Pick<Dependencies, "storage" | "ids" | "clock" | "webhookSecrets">,
   input: CreateWebhookInput,
-): Promise<WebhookSubscription> {
+): Promise<NewWebhookSubscription> {
   assertUrl(input.url);
   if (!(await dependencies.storage.getUser(input.userId))) throw notFound(`User ${input.userId}`);
   const eventTypes = [...new Set(input.eventTypes ?? [])];
@@ -38,13 +41,33 @@ export async function createWebhookSubscription(
     if (chatbot.ownerId !== input.userId) throw notFound("Chatbot");
     chatbotId = chatbot.id;
   }
-  return dependencies.storage.createWebhookSubscription({
-    id: dependencies.ids.uuid(),
+  const id = dependencies.ids.uuid();
+  const subscription = await dependencies.storage.createWebhookSubscription({
+    id,
     userId: input.userId,
     url: input.url,
     chatbotId,
     eventTypes: eventTypes as EventType[],
-    secret: `whsec_${Buffer.from(dependencies.ids.secret(24), "base64url").toString("base64")}`,
+    signingKeyId: dependencies.webhookSecrets.keyId(),
     createdAt: dependencies.clock.now(),
   });
+  return { ...subscription, secret: dependencies.webhookSecrets.secretFor(id) };
+}
+
+/** Deliveries, newest first (default 100), optionally of one status; refuses an unknown status. */
+export async function listWebhookDeliveries(
+  dependencies: Pick<Dependencies, "storage">,
+  options: { status?: string; limit?: number } = {},
+): Promise<WebhookDelivery[]> {
+  if (options.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(options.status)) {
+    throw invalidRequest(`status: must be one of ${DELIVERY_STATUSES.join(", ")}`);
+  }
+  return dependencies.storage.listDeliveries({ limit: options.limit ?? 100, ...(options.status === undefined ? {} : { status: options.status as DeliveryStatus }) });
+}
+
+/** Makes a delivery due now (a failed or delivered one starts a new retry schedule); `not_found` otherwise. */
+export async function retryWebhookDelivery(dependencies: Pick<Dependencies, "storage" | "clock">, deliveryId: string): Promise<WebhookDelivery> {
+  const delivery = await dependencies.storage.retryDelivery(deliveryId, dependencies.clock.now());
+  if (!delivery) throw notFound(`Delivery ${deliveryId}`);
+  return delivery;
 }

@@ -154,7 +154,7 @@ export function registerAccountTests(context: ContractContext, test: RegisterTes
       const user = await seedUser(context);
       const other = await seedUser(context);
       const chatbot = await seedChatbot(context, user.id);
-      const base = { userId: user.id, url: "https://hooks.example.com/parley", secret: "whsec_c2VjcmV0" };
+      const base = { userId: user.id, url: "https://hooks.example.com/parley", signingKeyId: "0123456789abcdef" };
       // Created out of time order, so insertion order alone would list them wrongly.
       const newer = { ...base, id: context.nextId(), chatbotId: chatbot.id, eventTypes: ["message.received" as const], createdAt: START + 5 };
       const older = { ...base, id: context.nextId(), chatbotId: null, eventTypes: [], createdAt: START + 1 };

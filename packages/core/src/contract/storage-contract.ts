@@ -4,6 +4,7 @@ import { registerAccountTests } from "./storage-contract-accounts.js";
 import { registerConversationTests } from "./storage-contract-conversations.js";
 import { registerQuotaTests } from "./storage-contract-quota.js";
 import { registerReplyTests } from "./storage-contract-replies.js";
+import { registerWebhookTests } from "./storage-contract-webhooks.js";
 import { uuidOf, type ContractContext, type RegisterTest } from "./storage-contract-fixtures.js";
 import { skipper, type SkippedCase } from "./skip.js";
 
@@ -43,6 +44,17 @@ export const STORAGE_CASES = [
   "setHumanTakeover toggles an existing conversation without writing events",
   "findConversation returns null for an unknown session",
   "listOutboxEvents returns the oldest events first, at most limit",
+  "fanOutOutboxEvents creates one pending delivery per matching subscription and marks the events dispatched",
+  "fanOutOutboxEvents narrows by chatbot and event type, and skips subscriptions created after the event",
+  "fanOutOutboxEvents takes the oldest events first, at most limit, each exactly once",
+  "claimDueDeliveries leases due deliveries most overdue first, counting an attempt, and never the same attempt twice",
+  "claimDueDeliveries takes at most perSubscriptionLimit per subscription and skips the subscriptions named",
+  "recordDeliveryAttempt records delivered, retry and failed, and ignores a stale attempt",
+  "a claim whose lease ended is claimed again as the next attempt",
+  "listDeliveries returns the newest first, at most limit, optionally of one status",
+  "retryDelivery makes a failed delivery pending again and brings a pending one forward, but not one in flight",
+  "retryDelivery returns null for an unknown delivery or one whose subscription was removed",
+  "deleteWebhookSubscription fails its pending deliveries and keeps its delivered ones",
 ] as const;
 
 /** The name of one case of the Storage contract. */
@@ -87,5 +99,6 @@ export function runStorageContract(options: StorageContractOptions): void {
     registerConversationTests(context, test);
     registerQuotaTests(context, test);
     registerReplyTests(context, test);
+    registerWebhookTests(context, test);
   });
 }

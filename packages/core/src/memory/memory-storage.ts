@@ -2,9 +2,9 @@ import type { Chatbot } from "../domain/chatbot.js";
 import type { Conversation, Message } from "../domain/conversation.js";
 import type { OutboxEvent } from "../domain/events.js";
 import type { ApiKey, Plan, User } from "../domain/user.js";
-import type { WebhookSubscription } from "../domain/webhook.js";
 import { conflict } from "../errors.js";
 import type { AcceptUserMessage, AcceptUserMessageResult, SetHumanTakeover, Storage } from "../ports/storage.js";
+import { createMemoryWebhookStore } from "./memory-webhook-store.js";
 
 /**
  * Storage in process memory, for tests and experiments. Each method does all its work before
@@ -20,7 +20,7 @@ export function createMemoryStorage(): Storage {
   const messages: Message[] = [];
   const usage = new Map<string, number>();
   const outbox: OutboxEvent[] = [];
-  const subscriptions = new Map<string, WebhookSubscription>();
+  const webhooks = createMemoryWebhookStore(outbox);
 
   const copy = <T>(value: T): T => structuredClone(value);
   const conversationKey = (chatbotId: string, sessionId: string) => `${chatbotId}\u0000${sessionId}`;
@@ -191,19 +191,7 @@ export function createMemoryStorage(): Storage {
       return outbox.slice(0, limit).map(copy);
     },
 
-    async createWebhookSubscription(subscription) {
-      subscriptions.set(subscription.id, copy(subscription));
-      return copy(subscription);
-    },
-    async listWebhookSubscriptions(userId) {
-      return [...subscriptions.values()]
-        .filter((subscription) => subscription.userId === userId)
-        .sort((a, b) => a.createdAt - b.createdAt)
-        .map(copy);
-    },
-    async deleteWebhookSubscription(id) {
-      return subscriptions.delete(id);
-    },
+    ...webhooks,
 
     async close() {},
   };

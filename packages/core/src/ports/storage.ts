@@ -2,7 +2,8 @@ import type { Chatbot } from "../domain/chatbot.js";
 import type { Conversation, Message, MessageAuthor } from "../domain/conversation.js";
 import type { OutboxEvent } from "../domain/events.js";
 import type { ApiKey, Plan, User } from "../domain/user.js";
-import type { WebhookSubscription } from "../domain/webhook.js";
+import type { ClaimedDelivery, DeliveryStatus, WebhookDelivery, WebhookSubscription } from "../domain/webhook.js";
+import type { ClaimDueDeliveries, DeliveryAttempt, FanOutOutboxEvents } from "./storage-webhooks.js";
 
 /** The fields of a chatbot its owner may change after creation. */
 export type ChatbotChanges = Partial<Pick<Chatbot, "isActive" | "deletedAt" | "name" | "systemPrompt" | "fallbackMessage" | "model" | "provider">>;
@@ -130,8 +131,39 @@ export interface Storage {
   createWebhookSubscription(subscription: WebhookSubscription): Promise<WebhookSubscription>;
   /** The user's webhook subscriptions, oldest first. */
   listWebhookSubscriptions(userId: string): Promise<WebhookSubscription[]>;
-  /** Removes a subscription; false when there was none. */
+  /**
+   * Removes a subscription; false when there was none. Its pending deliveries become `failed`
+   * (error `subscription removed`) in the same step, and stay listed as history.
+   */
   deleteWebhookSubscription(id: string): Promise<boolean>;
+
+  /**
+   * One step: takes the oldest `limit` undispatched outbox events, creates one pending delivery
+   * (due at `at`) per matching subscription, and marks the events dispatched. A subscription
+   * matches an event of its user from its creation time on, narrowed by chatbot and event
+   * types. Each event is fanned out exactly once, whoever calls.
+   */
+  fanOutOutboxEvents(input: FanOutOutboxEvents): Promise<{ events: number; deliveries: number }>;
+  /**
+   * One step: leases pending deliveries due at `now`, most overdue first, counting one attempt
+   * on each and making it due again only at `leaseUntil`. Another caller on the same storage
+   * therefore never claims the same attempt, and a claimant that dies is retried after the lease.
+   */
+  claimDueDeliveries(input: ClaimDueDeliveries): Promise<ClaimedDelivery[]>;
+  /**
+   * Records the outcome of a claimed attempt: delivered, retry at a time, or failed, and ends
+   * its lease. Ignored (null) unless that attempt is the delivery's current one and still open,
+   * so a late or repeated outcome never overwrites a newer one. Returns the delivery as recorded.
+   */
+  recordDeliveryAttempt(input: DeliveryAttempt): Promise<WebhookDelivery | null>;
+  /** Deliveries, newest first, at most `limit`, optionally only those of one status. */
+  listDeliveries(options: { status?: DeliveryStatus; limit: number }): Promise<WebhookDelivery[]>;
+  /**
+   * Makes a delivery due at `at`: a failed or delivered one becomes pending again with its
+   * attempts reset (a new retry schedule); a pending one is only brought forward, unless an
+   * attempt is in flight. Null when there is no such delivery or its subscription was removed.
+   */
+  retryDelivery(id: string, at: number): Promise<WebhookDelivery | null>;
 
   /** Releases what the adapter opened (a database handle it was given stays open for its owner). */
   close(): Promise<void>;

@@ -1,4 +1,5 @@
 import { formatTimestamp, toChatbotDetail } from "@parley/core";
+import { ensureWebhookMasterKey } from "../runtime/webhook-master-key.js";
 import { optional, required, UsageError, wholeNumber, type Command } from "./command.js";
 
 const text = { type: "string" } as const;
@@ -124,9 +125,11 @@ export const ADMIN_COMMANDS: Command[] = [
     summary: "Subscribe a URL to events; the signing secret is printed only this once.",
     options: { user: text, url: text, bot: text, event: { type: "string", multiple: true } },
     positionals: { min: 0, max: 0 },
-    async run(input, { runtime }) {
+    async run(input, { runtime, config }) {
       const bot = optional(input, "bot");
       const events = input.values.event;
+      // The first subscription creates the key file its secret is derived from (docs/operations.md).
+      ensureWebhookMasterKey(config);
       const subscription = await runtime.parley.admin.createWebhookSubscription({
         userId: required(input, "user"),
         url: required(input, "url"),

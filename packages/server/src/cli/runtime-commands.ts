@@ -53,6 +53,8 @@ export const RUNTIME_COMMANDS: Command[] = [
       const host = typeof input.values.host === "string" ? input.values.host : config.host;
       const seed = input.values.quickstart === true ? await seedQuickstart(runtime, config) : null;
       const running = await startServer({ runtime, port, host, log: consoleLog });
+      // Webhook delivery runs beside the server; running.stop() waits for it before closing the database.
+      runtime.dispatcher.start();
       const ollama = seed?.provider === "ollama" ? await ollamaAnswers(config.providers.ollama.host) : undefined;
       io.stderr.write(`${banner(running.url, config, seed, ollama)}\n`);
       await new Promise<void>((resolve) => {

@@ -8,6 +8,8 @@ export interface ServerConfig {
   embedder: EmbedderSpec;
   keyRequestsPerMinute: number;
   conversationMessagesPerMinute: number;
+  /** `PARLEY_SECRET_KEY`: the master key of webhook signing secrets; unset means the key file beside the database. */
+  secretKey: string | undefined;
   /** Keys, base URLs, the Ollama host and the model deadline, as the providers read them. */
   providers: ProviderEnvironment;
   /** The environment itself, handed to the provider adapters. */
@@ -43,6 +45,13 @@ function httpUrl(env: Environment, name: string): void {
   if (protocol !== "http:" && protocol !== "https:") throw new ConfigError(`${name} must be an http or https URL (got "${text}").`);
 }
 
+function secretKey(env: Environment): string | undefined {
+  const text = present(env.PARLEY_SECRET_KEY);
+  // The value is a secret: the message gives its length, never the value.
+  if (text !== undefined && Buffer.byteLength(text) < 32) throw new ConfigError(`PARLEY_SECRET_KEY must be at least 32 characters long (got ${text.length}).`);
+  return text;
+}
+
 /** Reads and checks the configuration. Command-line flags (overrides) win over the environment. */
 export function loadConfig(env: Environment = process.env, overrides: Partial<Pick<ServerConfig, "databasePath" | "port" | "host">> = {}): ServerConfig {
   httpUrl(env, "OPENAI_BASE_URL");
@@ -55,6 +64,7 @@ export function loadConfig(env: Environment = process.env, overrides: Partial<Pi
       embedder: parseEmbedderSpec(env.PARLEY_EMBEDDER),
       keyRequestsPerMinute: wholeNumber(env, "PARLEY_KEY_RATE_LIMIT", 60, 1, 1_000_000),
       conversationMessagesPerMinute: wholeNumber(env, "PARLEY_CONVERSATION_RATE_LIMIT", 20, 1, 1_000_000),
+      secretKey: secretKey(env),
       providers: readProviderEnvironment(env),
       env,
     };

@@ -1,14 +1,28 @@
-import { createLocalEmbedder, createParley, type Embedder, type Parley } from "@parley/core";
+import {
+  createDerivedWebhookSecrets,
+  createLocalEmbedder,
+  createParley,
+  type Embedder,
+  type Parley,
+  type WebhookDispatcher,
+  type WebhookSecrets,
+} from "@parley/core";
 import { createChatModels, createRemoteEmbedder } from "@parley/providers";
 import { createSqliteSearchIndex, createSqliteStorage, openDatabase } from "@parley/sqlite";
 import type { Database } from "better-sqlite3";
+import { consoleLog } from "../http/create-request-handler.js";
 import type { ServerConfig } from "./config.js";
+import { loadWebhookMasterKey } from "./webhook-master-key.js";
 
 /** A Parley on the embedded SQLite default, and how to close it. */
 export interface ParleyRuntime {
   parley: Parley;
   database: Database;
   embedder: Embedder;
+  /** The signing secrets of webhook subscriptions, from the master key (loaded on first use). */
+  webhookSecrets: WebhookSecrets;
+  /** Webhook delivery; idle until `start()` (`parley serve` starts it, and stops it before closing). */
+  dispatcher: WebhookDispatcher;
   /** Configured secrets (provider API keys), for redaction from logs. */
   secrets: string[];
   close(): void;
@@ -26,16 +40,20 @@ export function embedderFor(config: ServerConfig): Embedder {
 export function openParley(config: ServerConfig): ParleyRuntime {
   const database = openDatabase({ path: config.databasePath });
   const embedder = embedderFor(config);
+  // Loaded on first use, so commands that never touch webhooks create no key file.
+  const webhookSecrets = createDerivedWebhookSecrets(() => loadWebhookMasterKey(config));
   const parley = createParley({
     storage: createSqliteStorage({ database }),
     searchIndex: createSqliteSearchIndex({ database }),
     embedder,
     chatModels: createChatModels({ env: config.env }),
+    webhookSecrets,
     settings: {
       keyRequestsPerMinute: config.keyRequestsPerMinute,
       conversationMessagesPerMinute: config.conversationMessagesPerMinute,
     },
   });
-  const secrets = [config.providers.openai.apiKey, config.providers.anthropic.apiKey].filter((secret): secret is string => secret !== undefined);
-  return { parley, database, embedder, secrets, close: () => database.close() };
+  const secrets = [config.providers.openai.apiKey, config.providers.anthropic.apiKey, config.secretKey].filter((secret): secret is string => secret !== undefined);
+  const dispatcher = parley.createWebhookDispatcher({ log: consoleLog });
+  return { parley, database, embedder, webhookSecrets, dispatcher, secrets, close: () => database.close() };
 }

@@ -10,7 +10,7 @@ export interface RunningServer {
   url: string;
   /**
    * Graceful stop: refuses new connections, lets requests in flight finish (cutting them after
-   * `graceMs`), then closes the database.
+   * `graceMs`) while the webhook dispatcher finishes its attempts in flight, then closes the database.
    */
   stop(graceMs?: number): Promise<void>;
 }
@@ -33,7 +33,8 @@ export async function startServer(options: { runtime: ParleyRuntime; port: numbe
       // Idle keep-alive sockets would hold close() open; requests in flight finish first.
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
-      server.close(() => {
+      const drained = new Promise<void>((done) => server.close(() => done()));
+      void Promise.all([drained, options.runtime.dispatcher.stop()]).then(() => {
         clearInterval(sweep);
         clearTimeout(deadline);
         options.runtime.close();
