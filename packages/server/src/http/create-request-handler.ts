@@ -2,7 +2,7 @@ import { isParleyError, type Caller, type Parley, type RateLimitStatus } from "@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError, statusForCode } from "./http-error.js";
-import { redactSecrets } from "./redact.js";
+import { createRedactor } from "./redact.js";
 import { matchRoute } from "./routes.js";
 
 /** Where the server writes its JSON log lines. */
@@ -14,7 +14,8 @@ export const consoleLog: LogSink = (line) => {
   (line.level === "error" ? process.stderr : process.stdout).write(text);
 };
 
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+/** An `x-request-id` the server echoes; any other value is replaced by a fresh UUID. */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 interface Outcome {
   status: number;
@@ -27,8 +28,8 @@ interface Outcome {
 export function createRequestHandler(options: { parley: Parley; log?: LogSink; secrets?: readonly string[] }) {
   const { parley } = options;
   const sink = options.log ?? consoleLog;
-  const secrets = options.secrets ?? [];
-  const log: LogSink = (line) => sink(redactSecrets(line, secrets));
+  const redact = createRedactor(options.secrets ?? []);
+  const log: LogSink = (line) => sink(redact(line));
 
   async function handle(request: IncomingMessage, requestId: string, path: string): Promise<Outcome> {
     const method = request.method ?? "GET";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactSecrets } from "./redact.js";
+import { createRedactor, redactSecrets } from "./redact.js";
 
 describe("redactSecrets", () => {
   it("replaces configured secrets and key-shaped strings in every nested string", () => {
@@ -20,5 +20,28 @@ describe("redactSecrets", () => {
 
   it("leaves ordinary text alone, and ignores secrets too short to search for safely", () => {
     expect(redactSecrets({ path: "/v1/chatbots", note: "ask a question" }, ["ask"])).toEqual({ path: "/v1/chatbots", note: "ask a question" });
+  });
+});
+
+describe("createRedactor", () => {
+  const redact = createRedactor(["my+secret.value(1)", "short"]);
+
+  it("replaces configured secrets (regex characters and all) and key-shaped strings, however deep", () => {
+    const line = {
+      msg: "upstream said: my+secret.value(1) is wrong",
+      cause: { message: "Incorrect API key provided: sk-test-secret-1234", list: ["prl_abcdefghijklmnop", "whsec_QUJDREVGR0hJSg=="] },
+    };
+    expect(redact(line)).toEqual({
+      msg: "upstream said: [redacted] is wrong",
+      cause: { message: "Incorrect API key provided: [redacted]", list: ["[redacted]", "[redacted]"] },
+    });
+  });
+
+  it("leaves other values alone, ignores configured values too short to be secrets, and does not touch its input", () => {
+    const line = { status: 200, duration_ms: 0.5, key_id: null, ok: true, path: "/v1/chatbots", note: "short" };
+    expect(redact(line)).toEqual(line);
+    const input = { text: "sk-abcdefgh" };
+    redact(input);
+    expect(input.text).toBe("sk-abcdefgh");
   });
 });

@@ -1,22 +1,30 @@
 /** Key-shaped strings: OpenAI-style `sk-…`, Anthropic `sk-ant-…`, Parley `prl_…` keys and `whsec_…` secrets. */
-const SECRET_PATTERN = /\b(?:sk-[A-Za-z0-9_-]{6,}|prl_[A-Za-z0-9_-]{8,}|whsec_[A-Za-z0-9+/=]{8,})/g;
+const SECRET_SHAPES = String.raw`\b(?:sk-[A-Za-z0-9_-]{6,}|prl_[A-Za-z0-9_-]{8,}|whsec_[A-Za-z0-9+/=]{8,})`;
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
- * Replaces secrets in every string of a log line: the configured values (API keys of the
- * providers) and anything shaped like a key. Upstream error messages sometimes echo the key
- * they refused, and causes are logged whole.
+ * A function that replaces secrets in every string of a log line: the configured values (API
+ * keys of the providers) and anything shaped like a key. Upstream error messages sometimes echo
+ * the key they refused, and causes are logged whole. The pattern is built once, not per line:
+ * the access log calls this on every request.
  */
-export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
-  const known = secrets.filter((secret) => secret.length >= 6);
+export function createRedactor(secrets: readonly string[]): <T>(value: T) => T {
+  // Longest first, so a secret that contains another is replaced whole.
+  const known = secrets.filter((secret) => secret.length >= 6).sort((a, b) => b.length - a.length);
+  const pattern = new RegExp([...known.map(escapeRegExp), SECRET_SHAPES].join("|"), "g");
   const visit = (item: unknown): unknown => {
-    if (typeof item === "string") {
-      let text = item;
-      for (const secret of known) text = text.split(secret).join("[redacted]");
-      return text.replace(SECRET_PATTERN, "[redacted]");
-    }
+    if (typeof item === "string") return item.replace(pattern, "[redacted]");
     if (Array.isArray(item)) return item.map(visit);
-    if (item !== null && typeof item === "object") return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, visit(inner)]));
-    return item;
+    if (item === null || typeof item !== "object") return item;
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(item)) copy[key] = visit((item as Record<string, unknown>)[key]);
+    return copy;
   };
-  return visit(value) as T;
+  return <T>(value: T) => visit(value) as T;
+}
+
+/** {@link createRedactor} for one value. */
+export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
+  return createRedactor(secrets)(value);
 }

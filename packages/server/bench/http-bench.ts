@@ -1,0 +1,183 @@
+// `npm run bench:http`: the real server (real SQLite in a temp dir) against an instantly
+// answering fake OpenAI, one chatbot with 10,000 chunks, driven by autocannon on the same
+// machine. Reports requests/s, p50/p99 latency, non-2xx answers, CPU used by each process,
+// and the server's peak memory. Options: --duration S (10), --connections N (10),
+// --chunks N (10000), --only list|chat, --no-baseline, --profile DIR (server --cpu-prof),
+// --corpus DIR (a BEIR folder, e.g. SciFact: real abstracts and real questions instead of the
+// generated support knowledge base).
+import autocannon, { type Request, type Result } from "autocannon";
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { question, seededRandom } from "./corpus.js";
+import { cpuSeconds, memoryMiB, startChild, type Child } from "./processes.js";
+import { markdownTable, report, verdict, type Measured, type Target } from "./report.js";
+import { beirCorpus, seedDatabase } from "./seed.js";
+
+const { values: flags } = parseArgs({
+  options: {
+    duration: { type: "string", default: "10" },
+    connections: { type: "string", default: "10" },
+    chunks: { type: "string", default: "10000" },
+    only: { type: "string" },
+    "no-baseline": { type: "boolean", default: false },
+    profile: { type: "string" },
+    corpus: { type: "string" },
+  },
+});
+const DURATION = Number(flags.duration);
+const CONNECTIONS = Number(flags.connections);
+const WARMUP_SECONDS = 3;
+const KEYS = 20_000;
+/** High enough that neither limit nor the quota refuses a benchmark request (each is said in the output). */
+const LIMITS = { keyRateLimit: 1_000_000, conversationRateLimit: 1_000_000, monthlyMessages: 1_000_000_000 };
+const TARGETS: Record<"list" | "chat", Target> = { list: { rps: 20_000 }, chat: { rps: 1_500, p99: 30 } };
+
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+const BENCH = fileURLToPath(new URL(".", import.meta.url));
+const TSX = ["--conditions=source", "--import", "tsx"];
+
+const say = (line = "") => process.stdout.write(`${line}\n`);
+
+const beir = flags.corpus === undefined ? undefined : beirCorpus(flags.corpus);
+/** Each connection loops over its own requests; together they use every key once per round. */
+const REQUESTS_PER_CONNECTION = Math.ceil(KEYS / CONNECTIONS);
+
+/** The message of a connection's index-th chat request. */
+function messageFor(connection: number, index: number, random: () => number): string {
+  if (beir === undefined) return question(random);
+  return beir.questions[(connection * REQUESTS_PER_CONNECTION + index) % beir.questions.length]!;
+}
+
+/** Per connection, a list of distinct requests it sends in a loop: keys, messages and sessions vary. */
+function requestsFor(route: "list" | "chat", connection: number, keys: string[], chatbotId: string): Request[] {
+  const random = seededRandom(1_000 + connection);
+  return Array.from({ length: REQUESTS_PER_CONNECTION }, (_, index): Request => {
+    const authorization = `Bearer ${keys[(connection * REQUESTS_PER_CONNECTION + index) % keys.length]}`;
+    if (route === "list") return { method: "GET", path: "/v1/chatbots", headers: { authorization } };
+    return {
+      method: "POST",
+      path: `/v1/chatbots/${chatbotId}/chat`,
+      headers: { authorization, "content-type": "application/json" },
+      // 25 sessions per connection: conversations grow as real ones do, with 10 turns of history.
+      body: JSON.stringify({ message: messageFor(connection, index, random), session_id: `visitor-${connection}-${index % 25}` }),
+    };
+  });
+}
+
+/** The requests of each connection, built once per route (not inside the measured seconds). */
+function requestLists(route: "list" | "chat", keys: string[], chatbotId: string): (connection: number) => Request[] {
+  const lists = Array.from({ length: CONNECTIONS }, (_, connection) => requestsFor(route, connection, keys, chatbotId));
+  return (connection) => lists[connection % CONNECTIONS]!;
+}
+
+async function drive(url: string, requests: (connection: number) => Request[], seconds: number): Promise<Result> {
+  let connection = 0;
+  return autocannon({ url, connections: CONNECTIONS, duration: seconds, setupClient: (client) => client.setRequests(requests(connection++)) });
+}
+
+/** One measured run (after a warm-up), with the CPU seconds each process spent in it. */
+async function measure(name: string, url: string, requests: (connection: number) => Request[], pids: { server?: number; provider?: number }): Promise<Measured> {
+  await drive(url, requests, WARMUP_SECONDS);
+  const before = { server: cpuSeconds(pids.server), provider: cpuSeconds(pids.provider), client: process.cpuUsage() };
+  const result = await drive(url, requests, DURATION);
+  const client = process.cpuUsage(before.client);
+  const delta = (now: number | undefined, then: number | undefined) => (now === undefined || then === undefined ? undefined : now - then);
+  return {
+    name,
+    result,
+    serverCpu: delta(cpuSeconds(pids.server), before.server),
+    providerCpu: delta(cpuSeconds(pids.provider), before.provider),
+    clientCpu: (client.user + client.system) / 1e6,
+  };
+}
+
+async function main(): Promise<void> {
+  const cpuList = cpus();
+  say(`Machine: ${cpuList[0]?.model ?? "unknown CPU"}, ${cpuList.length} cores, Node ${process.version}, load average ${loadavg().map((value) => value.toFixed(2)).join(" ")}`);
+  say(`Load: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${DURATION} s per route; client, server and fake provider on this machine.`);
+  say(`Limits raised so they refuse nothing: PARLEY_KEY_RATE_LIMIT=${LIMITS.keyRateLimit}, PARLEY_CONVERSATION_RATE_LIMIT=${LIMITS.conversationRateLimit}, plan quota ${LIMITS.monthlyMessages.toLocaleString("en")} messages/month; requests rotate over ${KEYS.toLocaleString("en")} keys (at most one request per key per second at 20,000 req/s, as the default limit of 60 a minute would require).`);
+  const folder = mkdtempSync(join(tmpdir(), "parley-http-bench-"));
+  const children: Child[] = [];
+  try {
+    const provider = await startChild({ nodeArgs: TSX, script: join(BENCH, "fake-provider.ts"), env: { ...process.env }, cwd: ROOT, ready: /^(http:\S+)$/m });
+    children.push(provider.child);
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? "",
+      PARLEY_DB: join(folder, "parley.db"),
+      OPENAI_API_KEY: "sk-bench",
+      OPENAI_BASE_URL: provider.match,
+      PARLEY_KEY_RATE_LIMIT: String(LIMITS.keyRateLimit),
+      PARLEY_CONVERSATION_RATE_LIMIT: String(LIMITS.conversationRateLimit),
+    };
+    const seeded = await seedDatabase(env, {
+      chunks: Number(flags.chunks),
+      keys: KEYS,
+      monthlyMessages: LIMITS.monthlyMessages,
+      ...(beir === undefined ? {} : { documents: beir.documents }),
+    });
+    const knowledge = beir === undefined ? "generated support articles, generated questions" : `${flags.corpus} documents and queries`;
+    say(
+      `Seeded: 1 chatbot, ${seeded.chunks.toLocaleString("en")} chunks in ${seeded.documents} documents (${knowledge}; ingested in ${seeded.ingestSeconds.toFixed(1)} s ` +
+        `through admin.ingestDocument with the local embedder), ${KEYS.toLocaleString("en")} API keys.`,
+    );
+
+    const profile = flags.profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${flags.profile}`];
+    const server = await startChild({
+      nodeArgs: [...TSX, ...profile],
+      script: join(BENCH, "serve-from-source.ts"),
+      args: ["serve", "--port", "0", "--host", "127.0.0.1"],
+      env,
+      cwd: ROOT,
+      ready: /listening on (http:\/\/[\d.:]+)/,
+      stdout: "ignore",
+    });
+    children.push(server.child);
+    const pids = { server: server.child.process.pid, provider: provider.child.process.pid };
+    const idle = memoryMiB(pids.server);
+    say(`Server: parley serve from source (tsx), pid ${String(pids.server)}, access log to /dev/null, RSS at start ${idle ? idle.rss.toFixed(0) : "n/a"} MiB.`);
+    say();
+
+    const runs: { run: Measured; target?: Target }[] = [];
+    if (!flags["no-baseline"] && flags.only === undefined) {
+      const bare = await startChild({
+        nodeArgs: [],
+        script: join(BENCH, "bare-server.mjs"),
+        env: { PATH: env.PATH },
+        cwd: ROOT,
+        ready: /^(http:\S+)$/m,
+      });
+      children.push(bare.child);
+      const baseline = await measure("baseline (bare node:http answering [])", bare.match, () => [{ method: "GET", path: "/" }], { server: bare.child.process.pid });
+      await bare.child.stop();
+      runs.push({ run: baseline });
+      say(report(baseline));
+    }
+    const routes = {
+      list: () => measure("GET /v1/chatbots", server.match, requestLists("list", seeded.keys, seeded.chatbotId), pids),
+      chat: () => measure("POST /v1/chatbots/{id}/chat", server.match, requestLists("chat", seeded.keys, seeded.chatbotId), pids),
+    };
+    for (const name of ["list", "chat"] as const) {
+      if (flags.only !== undefined && flags.only !== name) continue;
+      const run = await routes[name]();
+      runs.push({ run, target: TARGETS[name] });
+      say(report(run));
+      say(verdict(run, TARGETS[name]));
+    }
+    const memory = memoryMiB(pids.server);
+    say();
+    say(`Server memory: peak RSS ${memory ? memory.peak.toFixed(0) : "n/a"} MiB, RSS now ${memory ? memory.rss.toFixed(0) : "n/a"} MiB.`);
+    const faults = server.child.stderr().split("\n").filter((line) => line.includes('"level":"error"'));
+    if (faults.length > 0) say(`Server logged ${faults.length} faults; first: ${faults[0]!.slice(0, 400)}`);
+    say(`Load average at the end: ${loadavg().map((value) => value.toFixed(2)).join(" ")}`);
+    say();
+    say(markdownTable(runs, memory?.peak));
+  } finally {
+    for (const child of children.reverse()) await child.stop();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+await main();

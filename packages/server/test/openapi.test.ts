@@ -1,0 +1,227 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { failWith } from "@parley/providers/testing";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildOpenApiDocument, renderOpenApiDocument } from "../src/http/openapi.js";
+import { responseValidators } from "../src/http/schemas.js";
+import { call, environment, serve } from "./harness.js";
+
+const DOCUMENT_PATH = fileURLToPath(new URL("../../../docs/openapi.json", import.meta.url));
+const committedText = readFileSync(DOCUMENT_PATH, "utf8");
+const document = JSON.parse(committedText) as OpenApiDocument;
+
+interface Operation {
+  operationId?: string;
+  parameters?: unknown[];
+  responses: Record<string, unknown>;
+}
+interface OpenApiDocument {
+  paths: Record<string, Record<string, Operation>>;
+  components: Record<string, Record<string, unknown>>;
+}
+interface ResolvedResponse {
+  headers?: Record<string, unknown>;
+  content?: Record<string, { schema?: unknown; examples?: Record<string, { value: { detail?: string } }> }>;
+}
+
+/** A node of the document with every `#/...` reference replaced by its target (the document has no cycles). */
+function resolve(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(resolve);
+  if (typeof node !== "object" || node === null) return node;
+  const reference = (node as { $ref?: unknown }).$ref;
+  if (typeof reference === "string") {
+    const target = reference
+      .replace(/^#\//, "")
+      .split("/")
+      .reduce<unknown>((parent, key) => (parent as Record<string, unknown> | undefined)?.[key], document);
+    if (target === undefined) throw new Error(`unresolved reference ${reference}`);
+    return resolve(target);
+  }
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, resolve(value)]));
+}
+
+const ajv = new Ajv2020({ strict: true, allErrors: true });
+ajv.addFormat("uuid", /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+
+describe("docs/openapi.json", () => {
+  it("is exactly what buildOpenApiDocument() generates from the server's schemas", () => {
+    const hint = "docs/openapi.json is out of date with packages/server/src/http: run `npm run openapi` and commit the result";
+    expect(JSON.parse(committedText), hint).toEqual(buildOpenApiDocument());
+    expect(committedText === renderOpenApiDocument(), `${hint} (formatting differs)`).toBe(true);
+  });
+
+  it("is structurally sound: operation ids, JSON content with a schema, every reference resolvable, the documented statuses", () => {
+    const operationIds: string[] = [];
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        expect(operation.operationId, where).toMatch(/^[a-z][A-Za-z]+$/);
+        operationIds.push(operation.operationId!);
+        const declared = ((resolve(operation.parameters ?? []) as { in: string; name: string }[]) ?? []).filter((parameter) => parameter.in === "path");
+        expect(declared.map((parameter) => parameter.name).sort(), `${where} path parameters`).toEqual([...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort());
+        for (const [status, raw] of Object.entries(operation.responses)) {
+          const response = resolve(raw) as ResolvedResponse;
+          expect(status, where).toMatch(/^[1-5]\d\d$/);
+          const media = response.content?.["application/json"];
+          expect(media?.schema, `${where} ${status} has an application/json schema`).toBeDefined();
+          expect(() => ajv.compile(media!.schema as object), `${where} ${status} schema compiles`).not.toThrow();
+          expect(response.headers?.["X-Request-Id"], `${where} ${status} documents X-Request-Id`).toBeDefined();
+        }
+      }
+    }
+    expect(new Set(operationIds).size).toBe(operationIds.length);
+    const statuses = (path: string, method: string) => Object.keys(document.paths[path]![method]!.responses).sort();
+    expect(statuses("/v1/chatbots/{chatbot_id}/chat", "post")).toEqual(["200", "202", "400", "401", "403", "404", "413", "415", "422", "429", "500"]);
+    expect(statuses("/v1/chatbots", "get")).toEqual(["200", "401", "429", "500"]);
+    expect(statuses("/v1/chatbots/{chatbot_id}", "get")).toEqual(["200", "401", "404", "429", "500"]);
+    expect(statuses("/healthz", "get")).toEqual(["200"]);
+    expect(document.components.securitySchemes!.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+  });
+});
+
+describe("responses of a running server match the document", () => {
+  let context: Awaited<ReturnType<typeof environment>>;
+  let server: Awaited<ReturnType<typeof serve>>;
+  let userId: string;
+  let botId: string;
+  let pausedBotId: string;
+  const freshKey = async (forUser = userId) => (await server.runtime.parley.admin.createApiKey({ userId: forUser })).key;
+
+  beforeAll(async () => {
+    // Small limits, so each kind of 429 takes a few requests.
+    context = await environment({ PARLEY_KEY_RATE_LIMIT: "3", PARLEY_CONVERSATION_RATE_LIMIT: "2" });
+    server = await serve(context.env);
+    const { admin } = server.runtime.parley;
+    await admin.setPlan("pro", 1_000);
+    userId = (await admin.createUser({ email: "openapi@example.com", plan: "pro" })).id;
+    botId = (await admin.createChatbot({ userId, name: "Kettle Help", provider: "openai", model: "gpt-test" })).id;
+    pausedBotId = (await admin.createChatbot({ userId, name: "Paused", provider: "openai", model: "gpt-test" })).id;
+    await admin.pauseChatbot(pausedBotId);
+    await admin.ingestDocument(botId, { source: "warranty.md", text: "Every kettle has a 2-year limited warranty." });
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.running.stop();
+    await context?.cleanup();
+  });
+
+  /** Checks one real response against its operation's documented response: body schema, headers, and the detail among the examples. */
+  function expectDocumented(path: string, method: string, response: Awaited<ReturnType<typeof call>>) {
+    const where = `${method.toUpperCase()} ${path} → ${response.status}`;
+    const documented = document.paths[path]?.[method]?.responses[String(response.status)];
+    expect(documented, `${where} is documented`).toBeDefined();
+    const { headers, content } = resolve(documented) as ResolvedResponse;
+    expect(response.headers.get("content-type"), where).toBe("application/json; charset=utf-8");
+    const validate = ajv.compile(content!["application/json"]!.schema as object);
+    expect(validate(response.json), `${where}: ${ajv.errorsText(validate.errors)} in ${response.text}`).toBe(true);
+    for (const name of Object.keys(headers ?? {})) expect(response.headers.get(name), `${where} sends ${name}`).not.toBeNull();
+    const detail = (response.json as { detail?: unknown }).detail;
+    if (typeof detail === "string") {
+      // Numbers (limits, dates) follow the configuration; the words must be the documented ones.
+      const shape = (text: string) => text.replace(/\d+/g, "N");
+      const examples = Object.values(content!["application/json"]!.examples ?? {}).map((example) => shape(example.value.detail ?? ""));
+      expect(examples, `${where}: "${detail}" is one of the documented texts`).toContain(shape(detail));
+      expect(responseValidators.error(response.json)).toBe(true);
+    }
+  }
+
+  const CHAT = "/v1/chatbots/{chatbot_id}/chat";
+  const DETAIL = "/v1/chatbots/{chatbot_id}";
+  const LIST = "/v1/chatbots";
+
+  it("for the successes: chat 200 and 202, the list, the detail, /healthz", async () => {
+    const key = await freshKey();
+    const chat = await call(`${server.url}/v1/chatbots/${botId}/chat`, { key, body: { message: "How long is the warranty?", session_id: "one" } });
+    expectDocumented(CHAT, "post", chat);
+    expect(responseValidators.chat(chat.json)).toBe(true);
+    await server.runtime.parley.admin.startTakeover(botId, "human");
+    const takeover = await call(`${server.url}/v1/chatbots/${botId}/chat`, { key, body: { message: "A person, please.", session_id: "human" } });
+    expect(takeover.status).toBe(202);
+    expectDocumented(CHAT, "post", takeover);
+    const list = await call(`${server.url}/v1/chatbots`, { key });
+    expect(list.status).toBe(200);
+    expectDocumented(LIST, "get", list);
+    expect((list.json as unknown[]).every((item) => responseValidators.summary(item))).toBe(true);
+    const detail = await call(`${server.url}/v1/chatbots/${botId}`, { key: await freshKey() });
+    expect(detail.status).toBe(200);
+    expectDocumented(DETAIL, "get", detail);
+    expect(responseValidators.detail(detail.json)).toBe(true);
+    expectDocumented("/healthz", "get", await call(`${server.url}/healthz`));
+  });
+
+  it("for the refusals of the chat route: 400, 401, 403, 404, 413, 415, 422, 500", async () => {
+    const chatUrl = `${server.url}/v1/chatbots/${botId}/chat`;
+    const cases: [number, Parameters<typeof call>[1], string?][] = [
+      [400, { raw: "{nope" }],
+      [401, { key: undefined, body: { message: "hi" } }],
+      [403, { body: { message: "hi" } }, `${server.url}/v1/chatbots/${pausedBotId}/chat`],
+      [404, { body: { message: "hi" } }, `${server.url}/v1/chatbots/00000000-0000-4000-8000-000000000000/chat`],
+      [413, { body: { message: "x".repeat(1024 * 1024) } }],
+      [415, { raw: "message=hi", contentType: "text/plain" }],
+      [422, { body: { session_id: "s" } }],
+      [422, { body: { message: "y".repeat(32_001) } }],
+      [422, { body: { message: "hi", session_id: "z".repeat(256) } }],
+      [422, { body: "a string" }],
+    ];
+    for (const [status, options, url] of cases) {
+      const response = await call(url ?? chatUrl, { key: status === 401 ? undefined : await freshKey(), ...options });
+      expect(response.status, JSON.stringify(options).slice(0, 80)).toBe(status);
+      expectDocumented(CHAT, "post", response);
+    }
+    context.openai.chat.enqueue(failWith(401, { message: "Incorrect API key provided" }));
+    const failed = await call(chatUrl, { key: await freshKey(), body: { message: "hello?", session_id: "failing" } });
+    expect(failed.status).toBe(500);
+    expectDocumented(CHAT, "post", failed);
+  });
+
+  it("for all three kinds of 429 on chat, and 401, 404 and 429 on the read routes", async () => {
+    const chatUrl = `${server.url}/v1/chatbots/${botId}/chat`;
+    // The per-conversation limit (2 a minute here): the third message in one session.
+    const key = await freshKey();
+    for (const _ of [1, 2]) expect((await call(chatUrl, { key, body: { message: "again", session_id: "busy" } })).status).toBe(200);
+    const conversation = await call(chatUrl, { key, body: { message: "again", session_id: "busy" } });
+    expect(conversation.status).toBe(429);
+    expectDocumented(CHAT, "post", conversation);
+    // The per-key limit (3 a minute here): the fourth request of a key.
+    const keyLimited = await call(chatUrl, { key, body: { message: "once more", session_id: "elsewhere" } });
+    expect(keyLimited.status).toBe(429);
+    expectDocumented(CHAT, "post", keyLimited);
+    // The monthly quota: a user on the default `free` plan, here limited to one message.
+    await server.runtime.parley.admin.setPlan("free", 1);
+    const frugal = (await server.runtime.parley.admin.createUser({ email: "frugal@example.com" })).id;
+    const frugalBot = (await server.runtime.parley.admin.createChatbot({ userId: frugal, name: "Frugal", provider: "openai", model: "gpt-test" })).id;
+    const frugalKey = await freshKey(frugal);
+    expect((await call(`${server.url}/v1/chatbots/${frugalBot}/chat`, { key: frugalKey, body: { message: "first" } })).status).toBe(200);
+    const quota = await call(`${server.url}/v1/chatbots/${frugalBot}/chat`, { key: frugalKey, body: { message: "second" } });
+    expect(quota.status).toBe(429);
+    expect((quota.json as { detail: string }).detail).toMatch(/^Monthly message limit reached/);
+    expectDocumented(CHAT, "post", quota);
+
+    for (const [path, url] of [
+      [LIST, `${server.url}/v1/chatbots`],
+      [DETAIL, `${server.url}/v1/chatbots/${botId}`],
+    ] as const) {
+      expectDocumented(path, "get", await call(url, { key: `prl_${"0".repeat(43)}` }));
+      const readKey = await freshKey();
+      for (const _ of [1, 2, 3]) await call(url, { key: readKey });
+      const limited = await call(url, { key: readKey });
+      expect(limited.status).toBe(429);
+      expectDocumented(path, "get", limited);
+    }
+    const missing = await call(`${server.url}/v1/chatbots/not-a-uuid`, { key: await freshKey() });
+    expect(missing.status).toBe(404);
+    expectDocumented(DETAIL, "get", missing);
+  }, 30_000);
+
+  it("answers unknown routes and methods with the texts the document's description states", async () => {
+    const description = (document as unknown as { info: { description: string } }).info.description;
+    const unknown = await call(`${server.url}/v2/anything`);
+    expect(unknown.status).toBe(404);
+    expect(description).toContain(`404 \`${(unknown.json as { detail: string }).detail}\``);
+    const wrongMethod = await call(`${server.url}/v1/chatbots`, { method: "PUT" });
+    expect(wrongMethod.status).toBe(405);
+    expect(description).toContain(`405 \`${(wrongMethod.json as { detail: string }).detail}\``);
+    expect(responseValidators.error(wrongMethod.json)).toBe(true);
+  });
+});
