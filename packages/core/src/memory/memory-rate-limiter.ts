@@ -2,17 +2,36 @@ import type { Clock } from "../ports/clock.js";
 import type { RateLimitDecision, RateLimiter } from "../ports/rate-limiter.js";
 import { microsToMillis } from "../support/time.js";
 
+/** The hits a key has in its window: `times[head…]`, oldest first. */
+interface Window {
+  times: number[];
+  head: number;
+}
+
 /**
  * An exact sliding-window limiter in process memory: it keeps the times of the hits it let
- * through (at most `limit` per key) and forgets them once they leave the window. Correct for
- * one process; several processes serving one database need a shared store instead.
+ * through (at most `limit` per key) and forgets them once they leave the window. Expired hits
+ * are skipped by moving a head index, so a hit costs amortised O(1) even with a high limit.
+ * Correct for one process; several processes serving one database need a shared store.
  */
 export function createMemoryRateLimiter(options: { clock: Clock }): RateLimiter {
-  const hits = new Map<string, number[]>();
+  const windows = new Map<string, Window>();
   let calls = 0;
 
+  const expire = (window: Window, since: number) => {
+    while (window.head < window.times.length && window.times[window.head]! <= since) window.head += 1;
+    // Compact once the skipped part dominates, so memory stays proportional to the live hits.
+    if (window.head > 64 && window.head * 2 > window.times.length) {
+      window.times = window.times.slice(window.head);
+      window.head = 0;
+    }
+  };
+
   const sweep = (nowMs: number, windowMs: number) => {
-    for (const [key, times] of hits) if (times.every((time) => time <= nowMs - windowMs)) hits.delete(key);
+    for (const [key, window] of windows) {
+      expire(window, nowMs - windowMs);
+      if (window.head === window.times.length) windows.delete(key);
+    }
   };
 
   return {
@@ -20,19 +39,20 @@ export function createMemoryRateLimiter(options: { clock: Clock }): RateLimiter 
       const nowMs = microsToMillis(options.clock.now());
       // Drop idle keys now and then, so memory stays bounded by the active keys.
       if (++calls % 1024 === 0) sweep(nowMs, windowMs);
-      const recent = (hits.get(key) ?? []).filter((time) => time > nowMs - windowMs);
-      const allowed = recent.length < limit;
-      if (allowed) recent.push(nowMs);
-      hits.set(key, recent);
-      const oldest = recent[0];
-      const expiresAt = (time: number | undefined) => (time === undefined ? 0 : Math.max(0, time + windowMs - nowMs));
+      let window = windows.get(key);
+      if (!window) windows.set(key, (window = { times: [], head: 0 }));
+      expire(window, nowMs - windowMs);
+      const allowed = window.times.length - window.head < limit;
+      if (allowed) window.times.push(nowMs);
+      const counted = window.times.length - window.head;
+      const expiresIn = (time: number | undefined) => (time === undefined ? 0 : Math.max(0, time + windowMs - nowMs));
       return {
         allowed,
         limit,
-        remaining: Math.max(0, limit - recent.length),
+        remaining: Math.max(0, limit - counted),
         // With the window full, one more hit fits when the oldest counted hit leaves it.
-        retryAfterMs: recent.length < limit ? 0 : expiresAt(oldest),
-        resetMs: expiresAt(recent.at(-1)),
+        retryAfterMs: counted < limit ? 0 : expiresIn(window.times[window.head]),
+        resetMs: expiresIn(window.times.at(-1)),
       };
     },
   };
