@@ -7,6 +7,7 @@ import type { Database } from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase, schemaVersion } from "./database.js";
 import { CRASH_CHATBOT, CRASH_CHUNKS, CRASH_SPACE } from "./sqlite-search-index-crash-child.js";
+import { ftsTableOf } from "./sqlite-search-index-keyword.js";
 import { createSqliteSearchIndex } from "./sqlite-search-index.js";
 
 const directory = mkdtempSync(join(tmpdir(), "parley-search-"));
@@ -19,13 +20,19 @@ const SPACE = { embedderId: "test-4", dimensions: 4 };
 const BOT = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee";
 const unit = (...values: number[]) => Float32Array.from(values);
 
-/** Chunk table, FTS index and stored vectors agree; FTS5 checks itself against its content. */
+/** Each chatbot's FTS5 table holds exactly its chunks and passes FTS5's own integrity check. */
 function expectConsistent(database: Database): void {
   expect(database.pragma("integrity_check", { simple: true })).toBe("ok");
-  expect(() => database.exec("INSERT INTO search_fts (search_fts, rank) VALUES ('integrity-check', 1)")).not.toThrow();
-  const chunks = database.prepare("SELECT count(*) AS count FROM search_chunks").get() as { count: number };
-  const indexed = database.prepare("SELECT count(*) AS count FROM search_fts_docsize").get() as { count: number };
-  expect(indexed.count).toBe(chunks.count);
+  const chatbots = database.prepare("SELECT key FROM search_chatbots").all() as { key: number }[];
+  for (const { key } of chatbots) {
+    const table = ftsTableOf(key);
+    expect(() => database.exec(`INSERT INTO ${table} (${table}) VALUES ('integrity-check')`)).not.toThrow();
+    const chunks = database.prepare("SELECT id FROM search_chunks WHERE bot = ? ORDER BY id").all(key);
+    const indexed = database.prepare(`SELECT id FROM ${table}_docsize ORDER BY id`).all();
+    expect(indexed).toEqual(chunks);
+  }
+  const orphans = database.prepare("SELECT count(*) AS count FROM search_chunks WHERE bot NOT IN (SELECT key FROM search_chatbots)").get() as { count: number };
+  expect(orphans.count).toBe(0);
 }
 
 describe("SQLite search index storage", () => {
@@ -33,7 +40,7 @@ describe("SQLite search index storage", () => {
     const database = openDatabase({ path: join(directory, "migrate.db") });
     expect(schemaVersion(database)).toBeGreaterThanOrEqual(2);
     const tables = database.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')").all().map((row) => (row as { name: string }).name);
-    expect(tables).toEqual(expect.arrayContaining(["search_chatbots", "search_chunks", "search_fts", "search_chunks_inserted", "search_chunks_deleted"]));
+    expect(tables).toEqual(expect.arrayContaining(["search_chatbots", "search_chunks"]));
     database.close();
     const reopened = openDatabase({ path: join(directory, "migrate.db") });
     expect(schemaVersion(reopened)).toBeGreaterThanOrEqual(2);
@@ -43,6 +50,7 @@ describe("SQLite search index storage", () => {
   it("keeps the chunk table and FTS5 consistent through replaces, deletes and reindexing", async () => {
     const database = openDatabase({ path: ":memory:" });
     const index = createSqliteSearchIndex({ database });
+    await index.replaceDocument("bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb", SPACE, { source: "other", title: "Other", chunks: [{ text: "refunds elsewhere", embedding: unit(1, 1, 1, 1) }] });
     for (let round = 0; round < 3; round++) {
       for (let document = 0; document < 5; document++) {
         await index.replaceDocument(BOT, SPACE, {
@@ -99,13 +107,18 @@ describe("SQLite search index storage", () => {
     const path = join(directory, "crash.db");
     const child = spawn(process.execPath, [join(out, "child.js"), "--crash-child", path], { stdio: ["ignore", "pipe", "inherit"] });
     let committed = 0;
+    let killScheduled = false;
     await new Promise<void>((resolve, reject) => {
       child.on("error", reject);
       child.on("exit", (code, signal) => (signal === "SIGKILL" ? resolve() : reject(new Error(`child exited with ${code}`))));
       child.stdout.on("data", (data: Buffer) => {
         committed = Math.max(committed, ...data.toString().trim().split("\n").map(Number));
         // Let it run well past the first pass over the sources, then kill it mid-transaction.
-        if (committed >= 30 && !child.killed) setTimeout(() => process.kill(child.pid!, "SIGKILL"), 7);
+        // Once only: a second timer could fire after the child is gone and kill a dead pid.
+        if (committed >= 30 && !killScheduled) {
+          killScheduled = true;
+          setTimeout(() => child.kill("SIGKILL"), 7);
+        }
       });
     });
     const database = openDatabase({ path });

@@ -5,6 +5,9 @@ const MAX_PROBED_DIMENSIONS = 48;
 /** The first pass stops adding dimensions once they hold this share of the query's squared norm. */
 const PROBED_ENERGY = 0.8;
 
+/** Bytes of int8 copies kept across chatbots; the least recently searched are dropped first. */
+const CACHE_BYTES = 512 * 2 ** 20;
+
 /** One chatbot's vectors as int8, dimension-major, for a partial dot product over a few dimensions. */
 interface VectorTable {
   generation: number;
@@ -68,7 +71,8 @@ function append(table: VectorTable, id: number, vector: Float32Array): void {
  * a few columns instead of every vector. The exact cosine re-scoring of the candidates is the
  * caller's. The arrays follow the database: the chatbot's `generation` (bumped by every write)
  * triggers an incremental refresh (new ids appended, deleted ones masked); its `epoch` (bumped
- * when vectors are replaced in place) a full reload. Memory: one byte per dimension per chunk.
+ * when vectors are replaced in place) a full reload. Memory: one byte per dimension per chunk,
+ * at most CACHE_BYTES over all chatbots (least recently searched dropped first).
  */
 export function createVectorCache(database: Database) {
   const tables = new Map<number, VectorTable>();
@@ -84,7 +88,11 @@ export function createVectorCache(database: Database) {
 
   const refresh = (bot: number, generation: number, epoch: number, dimensions: number): VectorTable => {
     let table = tables.get(bot);
-    if (table !== undefined && table.generation === generation && table.epoch === epoch && table.dimensions === dimensions) return table;
+    tables.delete(bot); // re-inserted below: the Map's order is the recency order
+    if (table !== undefined && table.generation === generation && table.epoch === epoch && table.dimensions === dimensions) {
+      tables.set(bot, table);
+      return table;
+    }
     if (table === undefined || table.epoch !== epoch || table.dimensions !== dimensions || table.deleted > table.count / 4) {
       table = emptyTable(dimensions, 256, generation, epoch);
       for (const row of statements.all.iterate(bot)) append(table, row.id, floatsOf(row.embedding));
@@ -100,6 +108,13 @@ export function createVectorCache(database: Database) {
       table.generation = generation;
     }
     tables.set(bot, table);
+    let bytes = 0;
+    for (const cached of tables.values()) bytes += cached.columns.byteLength;
+    for (const [oldest, cached] of tables) {
+      if (bytes <= CACHE_BYTES || oldest === bot) break;
+      bytes -= cached.columns.byteLength;
+      tables.delete(oldest);
+    }
     return table;
   };
 

@@ -1,20 +1,26 @@
 import { embedderMismatch, invalidRequest } from "@parley/core";
 import type { EmbeddingSpace, SearchHit, SearchIndex, StoredChunk } from "@parley/core";
 import type { Database } from "better-sqlite3";
-import { buildFtsQuery } from "./sqlite-search-index-query.js";
+import { createKeywordIndex } from "./sqlite-search-index-keyword.js";
 import { createVectorCache } from "./sqlite-search-index-vectors.js";
 
 /** Options of the SQLite search index. */
 export interface SqliteSearchIndexOptions {
   /** A handle from `openDatabase` (schema migrated). */
   database: Database;
-  /** BM25 weight of the title against the body (default 5, measured on SciFact's training claims). */
+  /** BM25 weight of the title against the body (default 3, the best of 2–8 on SciFact's training claims). */
   titleWeight?: number;
   /**
    * How many first-pass candidates a vector search re-scores by exact cosine, per result asked for
    * (default 8, at least 100 in all): the recall/speed trade-off of the first pass.
    */
   oversampling?: number;
+  /**
+   * Posting rows a keyword query may cost before its commonest words are left out (default
+   * Infinity: every word kept). A bound such as 20,000 halves BM25's latency in a chatbot of
+   * 100,000 chunks but costs ranking quality (docs/retrieval.md), so it is opt-in.
+   */
+  keywordPostingBudget?: number;
 }
 
 interface ChatbotRow {
@@ -56,8 +62,9 @@ function fromBlob(blob: Buffer): Float32Array {
  */
 export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): SearchIndex {
   const { database } = options;
-  const titleWeight = options.titleWeight ?? 5;
+  const titleWeight = options.titleWeight ?? 3;
   const oversampling = options.oversampling ?? 8;
+  const postingBudget = options.keywordPostingBudget ?? Number.POSITIVE_INFINITY;
 
   const statements = {
     chatbot: database.prepare<[string], ChatbotRow>("SELECT key, embedder_id, dimensions, generation, epoch FROM search_chatbots WHERE chatbot_id = ?"),
@@ -65,7 +72,8 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     bump: database.prepare("UPDATE search_chatbots SET generation = generation + 1 WHERE key = ?"),
     bumpEpoch: database.prepare("UPDATE search_chatbots SET epoch = epoch + 1 WHERE key = ?"),
     setSpace: database.prepare("UPDATE search_chatbots SET embedder_id = ?, dimensions = ? WHERE key = ?"),
-    deleteDocument: database.prepare("DELETE FROM search_chunks WHERE bot = ? AND source = ?"),
+    documentChunks: database.prepare<[number, string], { id: number }>("SELECT id FROM search_chunks WHERE bot = ? AND source = ?"),
+    deleteChunk: database.prepare("DELETE FROM search_chunks WHERE id = ?"),
     insertChunk: database.prepare("INSERT INTO search_chunks (bot, source, title, body, embedding) VALUES (?, ?, ?, ?, ?)"),
     chunkBot: database.prepare<[number], { bot: number }>("SELECT bot FROM search_chunks WHERE id = ?"),
     setEmbedding: database.prepare("UPDATE search_chunks SET embedding = ? WHERE id = ?"),
@@ -74,15 +82,28 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
       "SELECT id, source, title, body FROM search_chunks WHERE bot = ? AND id > ? ORDER BY id LIMIT ?",
     ),
     chunk: database.prepare<[number], ChunkRow>("SELECT id, source, title, body FROM search_chunks WHERE id = ?"),
-    keyword: database.prepare<[number, string, number], ChunkRow & { score: number }>(
-      `SELECT c.id, c.source, c.title, c.body, bm25(search_fts, 0.0, ?, 1.0) AS score
-       FROM search_fts JOIN search_chunks AS c ON c.id = search_fts.rowid
-       WHERE search_fts MATCH ? ORDER BY score, c.id LIMIT ?`,
-    ),
     embedding: database.prepare<[number], { embedding: Buffer | null }>("SELECT embedding FROM search_chunks WHERE id = ?"),
   };
 
   const vectors = createVectorCache(database);
+  const keyword = createKeywordIndex(database, { titleWeight, postingBudget });
+  /** The chatbot's row, created (with its FTS5 table) in the caller's transaction if new. */
+  const ensureChatbot = (chatbotId: string, space: EmbeddingSpace): ChatbotRow => {
+    const existing = statements.chatbot.get(chatbotId);
+    if (existing !== undefined) return existing;
+    const { lastInsertRowid } = statements.insertChatbot.run(chatbotId, space.embedderId, space.dimensions);
+    keyword.create(Number(lastInsertRowid));
+    return statements.chatbot.get(chatbotId)!;
+  };
+  /** Removes a document's chunks from FTS5 and the chunk table; the number removed. */
+  const removeDocument = (key: number, source: string): number => {
+    const ids = statements.documentChunks.all(key, source);
+    for (const { id } of ids) {
+      keyword.remove(key, id);
+      statements.deleteChunk.run(id);
+    }
+    return ids.length;
+  };
   const spaceOf = (row: ChatbotRow): EmbeddingSpace => ({ embedderId: row.embedder_id, dimensions: row.dimensions });
   const checkSpace = (chatbotId: string, row: ChatbotRow | undefined, given: EmbeddingSpace) => {
     if (row !== undefined && (row.embedder_id !== given.embedderId || row.dimensions !== given.dimensions)) {
@@ -98,29 +119,23 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
   });
 
   const replaceDocument = database.transaction((chatbotId: string, space: EmbeddingSpace, document: Parameters<SearchIndex["replaceDocument"]>[2]) => {
-    let row = statements.chatbot.get(chatbotId);
-    checkSpace(chatbotId, row, space);
-    if (row === undefined) {
-      statements.insertChatbot.run(chatbotId, space.embedderId, space.dimensions);
-      row = statements.chatbot.get(chatbotId)!;
-    }
+    checkSpace(chatbotId, statements.chatbot.get(chatbotId), space);
+    const row = ensureChatbot(chatbotId, space);
     statements.bump.run(row.key);
-    statements.deleteDocument.run(row.key, document.source); // the trigger clears FTS
+    removeDocument(row.key, document.source);
     for (const chunk of document.chunks) {
-      statements.insertChunk.run(row.key, document.source, document.title, chunk.text, toBlob(chunk.embedding));
+      const { lastInsertRowid } = statements.insertChunk.run(row.key, document.source, document.title, chunk.text, toBlob(chunk.embedding));
+      keyword.add(row.key, Number(lastInsertRowid), document.title, chunk.text);
     }
     return { chunks: document.chunks.length };
   });
 
   const replaceEmbeddings = database.transaction(
     (chatbotId: string, space: EmbeddingSpace, embeddings: { chunkId: string; embedding: Float32Array }[], reset: boolean) => {
-      let row = statements.chatbot.get(chatbotId);
-      if (!reset) checkSpace(chatbotId, row, space);
-      if (row === undefined) {
-        if (embeddings.length > 0 && !reset) throw invalidRequest(`chunkId: ${embeddings[0]!.chunkId} is not a chunk of this chatbot`);
-        statements.insertChatbot.run(chatbotId, space.embedderId, space.dimensions);
-        row = statements.chatbot.get(chatbotId)!;
-      }
+      const existing = statements.chatbot.get(chatbotId);
+      if (!reset) checkSpace(chatbotId, existing, space);
+      if (existing === undefined && embeddings.length > 0) throw invalidRequest(`chunkId: ${embeddings[0]!.chunkId} is not a chunk of this chatbot`);
+      const row = ensureChatbot(chatbotId, space);
       const ids = embeddings.map(({ chunkId }) => {
         const id = Number(chunkId);
         if (!Number.isSafeInteger(id) || statements.chunkBot.get(id)?.bot !== row.key) {
@@ -138,6 +153,35 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     },
   );
 
+  // One read transaction: the generation, the candidates and their rows come from one snapshot,
+  // even while another process writes the same file.
+  const vectorSearch = database.transaction((chatbotId: string, space: EmbeddingSpace, vector: Float32Array, k: number): SearchHit[] => {
+    const row = statements.chatbot.get(chatbotId);
+    if (row === undefined) return [];
+    checkSpace(chatbotId, row, space);
+    assertValidEmbedding(vector, space);
+    if (k <= 0) return [];
+    const wanted = Math.max(100, Math.ceil(k * oversampling));
+    let queryNorm = 0;
+    for (const value of vector) queryNorm += value * value;
+    queryNorm = Math.sqrt(queryNorm);
+    const scored: { id: number; score: number }[] = [];
+    for (const id of vectors.candidates(row.key, row, vector, wanted)) {
+      const blob = statements.embedding.get(id)?.embedding;
+      if (blob === undefined || blob === null) continue;
+      const stored = fromBlob(blob);
+      let dot = 0;
+      let norm = 0;
+      for (let index = 0; index < stored.length; index++) {
+        dot += stored[index]! * vector[index]!;
+        norm += stored[index]! * stored[index]!;
+      }
+      scored.push({ id, score: norm === 0 || queryNorm === 0 ? 0 : dot / (Math.sqrt(norm) * queryNorm) });
+    }
+    scored.sort((a, b) => b.score - a.score || a.id - b.id);
+    return scored.slice(0, Math.floor(k)).map(({ id, score }) => hitOf(statements.chunk.get(id)!, score));
+  });
+
   return {
     async replaceDocument(chatbotId, space, document) {
       for (const chunk of document.chunks) assertValidEmbedding(chunk.embedding, space);
@@ -150,46 +194,19 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
       return database
         .transaction(() => {
           statements.bump.run(row.key);
-          return statements.deleteDocument.run(row.key, source).changes > 0;
+          return removeDocument(row.key, source) > 0;
         })
         .immediate();
     },
 
     async keywordSearch(chatbotId, text, k) {
-      const query = buildFtsQuery(text);
-      if (query === null || k <= 0) return [];
       const row = statements.chatbot.get(chatbotId);
-      if (row === undefined) return [];
-      // The chatbot's own chunks only: its key is a token of the `bot` column, ANDed in.
-      const match = `bot : "${row.key}" AND {title body} : (${query})`;
-      return statements.keyword.all(titleWeight, match, Math.floor(k)).map((hit) => hitOf(hit, -hit.score));
+      if (row === undefined || k <= 0) return [];
+      return keyword.search(row.key, text, Math.floor(k)).map((hit) => hitOf(hit, -hit.score));
     },
 
     async vectorSearch(chatbotId, space, vector, k) {
-      const row = statements.chatbot.get(chatbotId);
-      if (row === undefined) return [];
-      checkSpace(chatbotId, row, space);
-      assertValidEmbedding(vector, space);
-      if (k <= 0) return [];
-      const wanted = Math.max(100, Math.ceil(k * oversampling));
-      let queryNorm = 0;
-      for (const value of vector) queryNorm += value * value;
-      queryNorm = Math.sqrt(queryNorm);
-      const scored: { id: number; score: number }[] = [];
-      for (const id of vectors.candidates(row.key, row, vector, wanted)) {
-        const blob = statements.embedding.get(id)?.embedding;
-        if (blob === undefined || blob === null) continue;
-        const stored = fromBlob(blob);
-        let dot = 0;
-        let norm = 0;
-        for (let index = 0; index < stored.length; index++) {
-          dot += stored[index]! * vector[index]!;
-          norm += stored[index]! * stored[index]!;
-        }
-        scored.push({ id, score: norm === 0 || queryNorm === 0 ? 0 : dot / (Math.sqrt(norm) * queryNorm) });
-      }
-      scored.sort((a, b) => b.score - a.score || a.id - b.id);
-      return scored.slice(0, Math.floor(k)).map(({ id, score }) => hitOf(statements.chunk.get(id)!, score));
+      return vectorSearch(chatbotId, space, vector, k);
     },
 
     async embeddingSpace(chatbotId) {

@@ -55,6 +55,7 @@ const CASES = [
   "replacing a document with no chunks removes it",
   "deleting a document removes it from both arms and reports whether it existed",
   "chatbots are isolated from each other",
+  "a chatbot's keyword scores use its own statistics, whatever other chatbots hold",
   "hostile keyword queries return results or nothing and never throw",
   "stores text with NUL bytes, emoji and quotes as given",
   "listChunks pages through every chunk in a stable order",
@@ -226,6 +227,21 @@ export function runSearchIndexContract(options: SearchIndexContractOptions): voi
       expect(await index.deleteDocument(OTHER_BOT, "refunds.md")).toBe(true);
       expect((await index.keywordSearch(BOT, "refund", 10)).length).toBe(3);
       expect(await index.keywordSearch("4d1e5a8b-0000-4000-8000-000000000000", "refund", 10)).toEqual([]);
+    });
+
+    test("a chatbot's keyword scores use its own statistics, whatever other chatbots hold", async (index) => {
+      await seed(index, BOT);
+      const before = await index.keywordSearch(BOT, "refund shipping courier", 10);
+      for (let document = 0; document < 30; document++) {
+        await index.replaceDocument(OTHER_BOT, SPACE, {
+          source: `other-${document}.md`,
+          title: "Refund shipping",
+          chunks: [chunk(`refund shipping refund ${document} and a much longer body text about other matters entirely`, 1, 0, 0, 0)],
+        });
+      }
+      const after = await index.keywordSearch(BOT, "refund shipping courier", 10);
+      expect(after.map((hit) => hit.chunkId)).toEqual(before.map((hit) => hit.chunkId));
+      after.forEach((hit, position) => expect(hit.score).toBeCloseTo(before[position]!.score, 9));
     });
 
     test("hostile keyword queries return results or nothing and never throw", async (index) => {

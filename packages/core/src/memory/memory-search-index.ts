@@ -2,10 +2,10 @@ import { embedderMismatch, invalidRequest } from "../errors.js";
 import type { EmbeddingSpace, SearchHit, SearchIndex, StoredChunk } from "../ports/search-index.js";
 import { countTerms, stem, words } from "../retrieval/tokenizer.js";
 
-/** BM25 as SQLite FTS5 computes it (k1 1.2, b 0.75), the title weighing 5× the body. */
+/** BM25 as SQLite FTS5 computes it (k1 1.2, b 0.75), the title weighing 3× the body, as in SQLite. */
 const K1 = 1.2;
 const B = 0.75;
-const TITLE_WEIGHT = 5;
+const TITLE_WEIGHT = 3;
 
 interface MemoryChunk extends StoredChunk {
   id: number;

@@ -1,9 +1,9 @@
 import type { Migration } from "./migration.js";
 
 /**
- * Chunks and their keyword index. `search_chunks` is the one copy of each chunk's text and
- * embedding (float32, any dimension); the FTS5 table indexes title and body as external content,
- * kept in step by triggers in the same transaction. Vectors are searched from an in-process
+ * Chunks and their indexes. `search_chunks` is the one copy of each chunk's text and embedding
+ * (float32, any dimension). Each chatbot gets its own contentless FTS5 table when its first
+ * document arrives, written in the same transaction as the chunks. Vectors are searched from an in-process
  * int8 copy (sqlite-search-index-vectors.ts) that follows the chatbot's `generation` and `epoch`;
  * docs/retrieval.md explains why not sqlite-vec's vec0 KNN.
  */
@@ -35,23 +35,8 @@ export const searchSchema: Migration = {
       CREATE INDEX search_chunks_by_source ON search_chunks (bot, source);
       CREATE INDEX search_chunks_by_bot ON search_chunks (bot);
 
-      -- The bot column (the chatbot's integer key) is ANDed into every MATCH and weighs 0 in bm25.
-      CREATE VIRTUAL TABLE search_fts USING fts5 (
-        bot, title, body,
-        content = 'search_chunks', content_rowid = 'id',
-        tokenize = 'porter unicode61'
-      );
-
-      CREATE TRIGGER search_chunks_inserted AFTER INSERT ON search_chunks BEGIN
-        INSERT INTO search_fts (rowid, bot, title, body) VALUES (new.id, new.bot, new.title, new.body);
-      END;
-      CREATE TRIGGER search_chunks_deleted AFTER DELETE ON search_chunks BEGIN
-        INSERT INTO search_fts (search_fts, rowid, bot, title, body) VALUES ('delete', old.id, old.bot, old.title, old.body);
-      END;
-      CREATE TRIGGER search_chunks_updated AFTER UPDATE OF bot, title, body ON search_chunks BEGIN
-        INSERT INTO search_fts (search_fts, rowid, bot, title, body) VALUES ('delete', old.id, old.bot, old.title, old.body);
-        INSERT INTO search_fts (rowid, bot, title, body) VALUES (new.id, new.bot, new.title, new.body);
-      END;
+      -- Each chatbot's keyword index is its own FTS5 table, search_fts_<key>, created with the
+      -- chatbot (sqlite-search-index-keyword.ts), so BM25 uses the chatbot's own statistics.
     `);
   },
 };

@@ -1,0 +1,133 @@
+// Retrieval speed: `npm run bench [-- --sizes 10000,100000 --noise 30000 --queries 300]`.
+// Seeds one chatbot with synthetic ~800-character chunks (10 per document) next to other
+// chatbots' chunks, then reports p50/p99 of the whole retrieval step chat runs (embed the query,
+// keyword and vector search, fusion), recall of the vector top 20 against exact cosine, ingestion
+// throughput with the local embedder and the database size. A benchmark, not a test.
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { createLocalEmbedder, embedInBatches, retrieveCandidates, type SearchIndex } from "@parley/core";
+import { createSqliteSearchIndex, openDatabase } from "@parley/sqlite";
+import { machineDescription } from "./lib/machine.js";
+import { mean, percentile } from "./lib/metrics.js";
+import { noiseChunks, seededRandom, syntheticText, type SyntheticChunk } from "./lib/noise.js";
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: "string", default: "10000,100000" },
+    noise: { type: "string", default: "30000" },
+    queries: { type: "string", default: "300" },
+    keep: { type: "string" },
+    oversampling: { type: "string" },
+    "chunks-per-document": { type: "string", default: "10" },
+  },
+});
+const sizes = values.sizes.split(",").map(Number);
+const noiseTotal = Number(values.noise);
+const queryCount = Number(values.queries);
+const CHATBOT = "00000000-0000-4000-8000-0000000be4c4";
+const CHUNKS_PER_DOCUMENT = Number(values["chunks-per-document"]);
+
+console.log(`# Parley retrieval benchmark\n${machineDescription()}`);
+const directory = mkdtempSync(join(tmpdir(), "parley-bench-"));
+const path = values.keep ?? join(directory, "bench.db"); // --keep FILE leaves the database behind
+const database = openDatabase({ path });
+const searchIndex: SearchIndex = createSqliteSearchIndex({
+  database,
+  ...(values.oversampling === undefined ? {} : { oversampling: Number(values.oversampling) }),
+});
+const embedder = createLocalEmbedder();
+const space = { embedderId: embedder.id, dimensions: embedder.dimensions };
+
+/** Ingests chunks as documents of ten, the way ingestDocument does: embed, then one replaceDocument each. */
+async function ingest(chatbotId: string, chunks: SyntheticChunk[]): Promise<void> {
+  const vectors = await embedInBatches(embedder, chunks.map((chunk) => `${chunk.title}\n${chunk.text}`), "document");
+  for (let start = 0; start < chunks.length; start += CHUNKS_PER_DOCUMENT) {
+    const group = chunks.slice(start, start + CHUNKS_PER_DOCUMENT);
+    await searchIndex.replaceDocument(chatbotId, space, {
+      source: group[0]!.source,
+      title: group[0]!.title,
+      chunks: group.map((chunk, index) => ({ text: chunk.text, embedding: vectors[start + index]! })),
+    });
+  }
+}
+
+const size = () => {
+  database.pragma("wal_checkpoint(TRUNCATE)");
+  return statSync(path).size;
+};
+
+try {
+  // Other chatbots' chunks share the tables (and FTS5's statistics).
+  const noiseStarted = performance.now();
+  let noiseIndex = 0;
+  for (const batch of noiseChunks(noiseTotal, 10_000, 99, "other")) {
+    await ingest(`00000000-0000-4000-8000-00000000000${noiseIndex++ % 3}`, batch);
+  }
+  console.log(`noise: ${noiseTotal} chunks in 3 other chatbots (${((performance.now() - noiseStarted) / 1000).toFixed(1)} s)`);
+
+  const source = noiseChunks(Math.max(...sizes), 10_000, 1, "doc");
+  let seeded = 0;
+  const random = seededRandom(2024);
+  const queries = Array.from({ length: queryCount }, () => syntheticText(random, 4 + Math.floor(random() * 8)));
+  console.log("\n| chunks in the chatbot | ingest chunks/s | retrieval p50 ms | p99 ms | keyword p50 | vector p50 (embed + search) | recall@20 vs exact | DB size MB |");
+  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|");
+  for (const target of sizes) {
+    let ingestMs = 0;
+    let ingested = 0;
+    while (seeded < target) {
+      const { value: batch } = source.next();
+      if (batch === undefined) break;
+      const started = performance.now();
+      await ingest(CHATBOT, batch);
+      ingestMs += performance.now() - started;
+      ingested += batch.length;
+      seeded += batch.length;
+    }
+    // Exact cosine over every chunk of the chatbot, for recall.
+    const stored = database
+      .prepare<[string], { id: number; embedding: Buffer }>(
+        "SELECT c.id, c.embedding FROM search_chunks AS c JOIN search_chatbots AS b ON b.key = c.bot WHERE b.chatbot_id = ?",
+      )
+      .all(CHATBOT)
+      .map((row) => ({ id: String(row.id), vector: new Float32Array(Uint8Array.from(row.embedding).buffer) }));
+    for (const query of queries.slice(0, 20)) await retrieveCandidates({ searchIndex, embedder, chatbotId: CHATBOT, query }); // warm-up
+    const whole: number[] = [];
+    const keyword: number[] = [];
+    const vector: number[] = [];
+    const recalls: number[] = [];
+    for (const query of queries) {
+      let started = performance.now();
+      await retrieveCandidates({ searchIndex, embedder, chatbotId: CHATBOT, query });
+      whole.push(performance.now() - started);
+      started = performance.now();
+      await searchIndex.keywordSearch(CHATBOT, query, 20);
+      keyword.push(performance.now() - started);
+      started = performance.now();
+      const [queryVector] = await embedder.embed([query], "query");
+      const found = await searchIndex.vectorSearch(CHATBOT, space, queryVector!, 20);
+      vector.push(performance.now() - started);
+      if (recalls.length < 100) {
+        const exact = stored
+          .map(({ id, vector: candidate }) => ({ id, score: candidate.reduce((sum, value, index) => sum + value * queryVector![index]!, 0) }))
+          .sort((a, b) => b.score - a.score)
+          .slice(0, 20);
+        const foundIds = new Set(found.map((hit) => hit.chunkId));
+        recalls.push(exact.filter((hit) => foundIds.has(hit.id)).length / exact.length);
+      }
+    }
+    console.log(
+      `| ${seeded.toLocaleString("en")} | ${Math.round(ingested / (ingestMs / 1000)).toLocaleString("en")} | ${percentile(whole, 0.5).toFixed(2)} | ` +
+        `${percentile(whole, 0.99).toFixed(2)} | ${percentile(keyword, 0.5).toFixed(2)} | ${percentile(vector, 0.5).toFixed(2)} | ` +
+        `${mean(recalls).toFixed(3)} | ${(size() / 2 ** 20).toFixed(1)} |`,
+    );
+  }
+  console.log(
+    `\n${queryCount} synthetic queries of 4–11 words; ${noiseTotal} noise chunks in 3 other chatbots; ` +
+      `${CHUNKS_PER_DOCUMENT} chunks per document (one transaction each); oversampling ${values.oversampling ?? "default"}.`,
+  );
+} finally {
+  database.close();
+  rmSync(directory, { recursive: true, force: true });
+}
