@@ -2,8 +2,8 @@ import type { Chatbot } from "../domain/chatbot.js";
 import type { OutboxEvent } from "../domain/events.js";
 import type { User } from "../domain/user.js";
 import type { AcceptedFacts, AcceptUserMessage, AcceptUserMessageResult, Storage } from "../ports/storage.js";
-import { formatTimestamp } from "../support/time.js";
 import type { StorageCase } from "./storage-contract.js";
+import { conversationStarted, messageReceived } from "../events/outbox-events.js";
 
 /** 2026-11-21T10:00:00Z in microseconds: every fixture time is an offset from it. */
 export const START = Date.UTC(2026, 10, 21, 10, 0, 0) * 1000;
@@ -51,44 +51,12 @@ export async function seedChatbot(
   );
 }
 
-/** Builds the events the core writes: `conversation.started` when new, then `message.received`. */
+/** Builds the events the core writes, with the core's own builders: `conversation.started` when new, then `message.received`. */
 export function standardEvents(userId: string, eventIds: [string, string]) {
-  return ({ conversation, conversationCreated, message }: AcceptedFacts): OutboxEvent[] => {
-    const events: OutboxEvent[] = [];
-    if (conversationCreated) {
-      events.push({
-        id: eventIds[0],
-        type: "conversation.started",
-        userId,
-        chatbotId: conversation.chatbotId,
-        createdAt: conversation.createdAt,
-        data: {
-          conversation_id: conversation.id,
-          chatbot_id: conversation.chatbotId,
-          session_id: conversation.sessionId,
-          created_at: formatTimestamp(conversation.createdAt),
-        },
-      });
-    }
-    events.push({
-      id: eventIds[1],
-      type: "message.received",
-      userId,
-      chatbotId: conversation.chatbotId,
-      createdAt: message.createdAt,
-      data: {
-        message_id: message.id,
-        conversation_id: conversation.id,
-        chatbot_id: conversation.chatbotId,
-        session_id: conversation.sessionId,
-        role: "user",
-        content: message.content,
-        human_takeover: conversation.humanTakeover,
-        created_at: formatTimestamp(message.createdAt),
-      },
-    });
-    return events;
-  };
+  return ({ conversation, conversationCreated, message }: AcceptedFacts): OutboxEvent[] => [
+    ...(conversationCreated ? [conversationStarted(eventIds[0], userId, conversation)] : []),
+    messageReceived(eventIds[1], userId, conversation, message),
+  ];
 }
 
 /** A complete acceptUserMessage input with fresh ids; `overrides` replace any field. */
