@@ -1,4 +1,5 @@
 import type { Database, Statement } from "better-sqlite3";
+import { createPostingCache } from "./sqlite-search-index-bm25.js";
 import { buildFtsQuery, pruneCommonWords, queryWords } from "./sqlite-search-index-query.js";
 
 /** A chunk row as the keyword search returns it, with FTS5's bm25 (lower is better). */
@@ -14,6 +15,7 @@ interface ChatbotStatements {
   insert: Statement<[number, string, string]>;
   remove: Statement<[number]>;
   search: Statement<[string, number]>;
+  chunk: Statement<[number]>;
   termFrequency?: Statement<[string]>;
 }
 
@@ -29,8 +31,9 @@ export const ftsTableOf = (key: number) => `search_fts_${Math.trunc(key)}`;
  * frequencies are the chatbot's, not every tenant's (docs/retrieval.md measures the difference).
  * The text itself stays in search_chunks; rows are written by the caller's transaction.
  */
-export function createKeywordIndex(database: Database, options: { titleWeight: number; postingBudget: number }) {
+export function createKeywordIndex(database: Database, options: { titleWeight: number; postingBudget: number; inProcess?: boolean }) {
   const cache = new Map<number, ChatbotStatements>();
+  const postings = options.inProcess === false ? undefined : createPostingCache(database, { titleWeight: options.titleWeight });
 
   const statementsFor = (key: number): ChatbotStatements => {
     let statements = cache.get(key);
@@ -44,6 +47,7 @@ export function createKeywordIndex(database: Database, options: { titleWeight: n
          FROM ${table} JOIN search_chunks AS c ON c.id = ${table}.rowid
          WHERE ${table} MATCH ? ORDER BY score, c.id LIMIT ?`,
       ),
+      chunk: database.prepare("SELECT id, source, title, body FROM search_chunks WHERE id = ?"),
     };
     cache.set(key, statements);
     return statements;
@@ -62,8 +66,12 @@ export function createKeywordIndex(database: Database, options: { titleWeight: n
     remove(key: number, id: number): void {
       statementsFor(key).remove.run(id);
     },
-    /** The best `k` rows for arbitrary user text; text without words finds nothing. */
-    search(key: number, text: string, k: number): KeywordRow[] {
+    /**
+     * The best `k` rows for arbitrary user text; text without words finds nothing. Scored in
+     * process when it can be (the same ranking as FTS5's), else by FTS5. Call inside a read
+     * transaction that also read the chatbot's `generation`.
+     */
+    search(key: number, generation: number, text: string, k: number): KeywordRow[] {
       let terms = queryWords(text);
       if (terms.length > SHORT_QUERY_WORDS && Number.isFinite(options.postingBudget)) {
         const statements = statementsFor(key);
@@ -76,7 +84,12 @@ export function createKeywordIndex(database: Database, options: { titleWeight: n
       }
       const query = buildFtsQuery(terms);
       if (query === null) return [];
-      return statementsFor(key).search.all(query, k) as KeywordRow[];
+      const statements = statementsFor(key);
+      const scored = postings?.search(key, ftsTableOf(key), generation, terms, k);
+      if (scored !== null && scored !== undefined) {
+        return scored.map(({ id, score }) => ({ ...(statements.chunk.get(id) as Omit<KeywordRow, "score">), score: -score }));
+      }
+      return statements.search.all(query, k) as KeywordRow[];
     },
   };
 }

@@ -1,0 +1,415 @@
+import type { Database, Statement } from "better-sqlite3";
+
+/** Bytes of in-process postings kept across chatbots; the least recently searched are dropped first. */
+const CACHE_BYTES = 256 * 2 ** 20;
+/** Query words whose FTS5 tokens are remembered (the tokenizer is fixed, so they never go stale). */
+const MAX_REMEMBERED_WORDS = 50_000;
+/** Rows added since the last load past which a refresh reloads everything instead of appending. */
+const MAX_APPENDED_SHARE = 0.25;
+
+// FTS5's bm25 constants (sqlite3.c, fts5Bm25Function).
+const K1 = 1.2;
+const B = 0.75;
+
+/** One term's postings: row indexes into the table's row arrays and the weighted term frequency. */
+interface Postings {
+  rows: Int32Array;
+  freqs: Float64Array;
+  length: number;
+}
+
+/** One chatbot's FTS5 index as postings, scored in process with FTS5's exact bm25. */
+interface PostingTable {
+  generation: number;
+  terms: Map<string, Postings>;
+  ids: Float64Array;
+  /** Tokens in the row over all columns (FTS5's D); -1 marks a deleted row. */
+  sizes: Float64Array;
+  /** k1 * (1 - b + b * D / avgdl) per row, as FTS5 computes it. */
+  norms: Float64Array;
+  count: number;
+  deleted: number;
+  rows: Map<number, number>;
+  lastId: number;
+  /** FTS5's own totals: rows and tokens over all columns. */
+  totalRows: number;
+  totalTokens: number;
+  /** Bytes of the arrays, as of the last refresh. */
+  bytes: number;
+  /** Per row: the last query that touched it (for a sparse accumulator). */
+  stamps: Uint32Array;
+  scores: Float64Array;
+  stamp: number;
+}
+
+/** A scored row: FTS5's bm25 as a positive number (FTS5 returns its negation). */
+export interface ScoredRow {
+  id: number;
+  score: number;
+}
+
+
+/** SQLite's varint (as FTS5 stores its totals and sizes): big-endian 7-bit groups, the 9th byte whole. */
+function readVarints(blob: Buffer): number[] {
+  const values: number[] = [];
+  let offset = 0;
+  while (offset < blob.length) {
+    let value = 0;
+    let index = 0;
+    for (; index < 8 && offset < blob.length; index++) {
+      const byte = blob[offset++]!;
+      value = value * 128 + (byte & 0x7f);
+      if ((byte & 0x80) === 0) break;
+    }
+    if (index === 8 && offset < blob.length) value = value * 256 + blob[offset++]!;
+    values.push(value);
+  }
+  return values;
+}
+
+function push(postings: Postings, row: number, freq: number): void {
+  if (postings.length === postings.rows.length) {
+    const capacity = postings.rows.length * 2;
+    const rows = new Int32Array(capacity);
+    rows.set(postings.rows);
+    const freqs = new Float64Array(capacity);
+    freqs.set(postings.freqs);
+    postings.rows = rows;
+    postings.freqs = freqs;
+  }
+  postings.rows[postings.length] = row;
+  postings.freqs[postings.length++] = freq;
+}
+
+function growRows(table: PostingTable, needed: number): void {
+  if (needed <= table.ids.length) return;
+  const capacity = Math.max(needed, table.ids.length * 2, 256);
+  const copy = <T extends Float64Array | Uint32Array>(old: T, make: (n: number) => T): T => {
+    const fresh = make(capacity);
+    fresh.set(old);
+    return fresh;
+  };
+  table.ids = copy(table.ids, (n) => new Float64Array(n));
+  table.sizes = copy(table.sizes, (n) => new Float64Array(n));
+  table.norms = new Float64Array(capacity);
+  table.scores = new Float64Array(capacity);
+  table.stamps = new Uint32Array(capacity);
+  table.stamp = 0;
+}
+
+/**
+ * The scoring of a keyword search, in process: each chatbot's FTS5 index read back as postings
+ * (term → rows with their weighted title and body frequencies, read through `fts5vocab`, so the
+ * terms are exactly FTS5's tokens) and scored term-at-a-time with FTS5's bm25: the same k1, b,
+ * IDF floor, weighted frequency, row size (FTS5's _docsize) and FTS5's own stored totals for N
+ * and the average length. FTS5 computes bm25 for every row matching any word through its C API
+ * per row; this touches each posting once with a multiply-add. A term's postings are read from
+ * FTS5 the first time a query needs them (about the cost of one FTS5 query on that word); the
+ * rows' sizes when the chatbot is first searched. The copy follows the chatbot's `generation`:
+ * deleted rows are masked (found by range counts), new rows appended (their text tokenized by a
+ * scratch FTS5 table with the same tokenizer), and the copy started afresh when much changed.
+ * Null (the caller queries FTS5) for a query word FTS5 splits into a phrase, or a chatbot whose
+ * FTS5 token total could exceed the memory budget.
+ */
+export function createPostingCache(database: Database, options: { titleWeight: number; cacheBytes?: number }) {
+  const cacheBytes = options.cacheBytes ?? CACHE_BYTES;
+  const tables = new Map<number, PostingTable>();
+  const remembered = new Map<string, string | null>();
+  const prepared = new Map<
+    number,
+    { totals: Statement<[]>; docsizes: Statement<[number]>; countBetween: Statement<[number, number]>; idsBetween: Statement<[number, number]>; term: Statement<[string]> }
+  >();
+  let scratch: { insert: Statement<[number, string, string]>; read: Statement<[]>; clear: Statement<[]> } | undefined;
+  const newer = database.prepare<[number, number], { id: number; title: string; body: string }>(
+    "SELECT id, title, body FROM search_chunks WHERE bot = ? AND id > ? ORDER BY id",
+  );
+
+  /** Tokens of rows through a temporary FTS5 table with the same tokenizer: [rowid, column, term]. */
+  const tokenize = (rows: { id: number; title: string; body: string }[]): [number, number, string][] => {
+    if (scratch === undefined) {
+      database.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.parley_tokenize USING fts5 (title, body, content = '', tokenize = 'porter unicode61')");
+      database.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.parley_tokenize_terms USING fts5vocab (temp, parley_tokenize, instance)");
+      scratch = {
+        insert: database.prepare("INSERT INTO temp.parley_tokenize (rowid, title, body) VALUES (?, ?, ?)"),
+        read: database.prepare("SELECT doc, col, term FROM temp.parley_tokenize_terms"),
+        clear: database.prepare("INSERT INTO temp.parley_tokenize (parley_tokenize) VALUES ('delete-all')"),
+      };
+    }
+    try {
+      for (const row of rows) scratch.insert.run(row.id, row.title, row.body);
+      return (scratch.read.raw(true).all() as [number, string, string][]).map(([doc, col, term]) => [doc, col === "title" ? 0 : 1, term]);
+    } finally {
+      scratch.clear.run();
+    }
+  };
+
+  /** Each word's FTS5 term, or null when FTS5 makes it no term or a phrase of several. */
+  const termsOf = (words: string[]): (string | null)[] => {
+    const unknown = words.filter((word) => !remembered.has(word));
+    if (unknown.length > 0) {
+      const found = new Map<number, string[]>();
+      for (const [doc, , term] of tokenize(unknown.map((word, index) => ({ id: index + 1, title: word, body: "" })))) {
+        const list = found.get(doc) ?? [];
+        list.push(term);
+        found.set(doc, list);
+      }
+      if (remembered.size + unknown.length > MAX_REMEMBERED_WORDS) remembered.clear();
+      unknown.forEach((word, index) => {
+        const terms = found.get(index + 1);
+        remembered.set(word, terms?.length === 1 ? terms[0]! : null);
+      });
+    }
+    return words.map((word) => remembered.get(word) ?? null);
+  };
+
+  const statementsFor = (table: string) => {
+    const key = Number(table.slice("search_fts_".length));
+    let statements = prepared.get(key);
+    if (statements === undefined) {
+      database.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${table}_instances USING fts5vocab (main, ${table}, instance)`);
+      statements = {
+        totals: database.prepare(`SELECT block FROM ${table}_data WHERE id = 1`),
+        docsizes: database.prepare(`SELECT id, sz FROM ${table}_docsize WHERE id > ?`),
+        countBetween: database.prepare(`SELECT count(*) FROM ${table}_docsize WHERE id BETWEEN ? AND ?`),
+        idsBetween: database.prepare(`SELECT id FROM ${table}_docsize WHERE id BETWEEN ? AND ?`),
+        term: database.prepare(`SELECT doc, col FROM temp.${table}_instances WHERE term = ?`),
+      };
+      prepared.set(key, statements);
+    }
+    return statements;
+  };
+
+  const emptyTable = (generation: number): PostingTable => ({
+    generation, terms: new Map(), ids: new Float64Array(0), sizes: new Float64Array(0), norms: new Float64Array(0),
+    count: 0, deleted: 0, rows: new Map(), lastId: 0, totalRows: 0, totalTokens: 0, bytes: 0,
+    stamps: new Uint32Array(0), scores: new Float64Array(0), stamp: 0,
+  });
+
+  /** Adds `count` instances of a term in a column of a row (the row's last posting if it is that row's). */
+  const addInstances = (postings: Postings, row: number, column: number, count: number) => {
+    const weight = column === 0 ? options.titleWeight : 1;
+    // FTS5 adds the column's weight once per instance; title and body of one row share a posting.
+    if (postings.length > 0 && postings.rows[postings.length - 1] === row) {
+      let freq = postings.freqs[postings.length - 1]!;
+      for (let instance = 0; instance < count; instance++) freq += weight;
+      postings.freqs[postings.length - 1] = freq;
+      return;
+    }
+    let freq = 0;
+    for (let instance = 0; instance < count; instance++) freq += weight;
+    push(postings, row, freq);
+  };
+
+  const addRow = (table: PostingTable, id: number, size: number): number => {
+    growRows(table, table.count + 1);
+    const row = table.count++;
+    table.ids[row] = id;
+    table.sizes[row] = size;
+    table.rows.set(id, row);
+    table.lastId = Math.max(table.lastId, id);
+    table.bytes += 40;
+    return row;
+  };
+
+  /** Rows FTS5 holds past `after`, with their sizes over all columns (from its _docsize table). */
+  const newRows = (ftsTable: string, after: number) =>
+    (statementsFor(ftsTable).docsizes.raw(true).all(after) as [number, Buffer][]).map(
+      ([id, sz]) => [id, readVarints(sz).reduce((sum, value) => sum + value, 0)] as const,
+    );
+
+  /** A term's postings, read from FTS5 the first time a query needs them (one row per instance). */
+  const postingsOf = (table: PostingTable, ftsTable: string, term: string): Postings => {
+    let postings = table.terms.get(term);
+    if (postings !== undefined) return postings;
+    postings = { rows: new Int32Array(16), freqs: new Float64Array(16), length: 0 };
+    // Ordered by rowid, then column and offset.
+    let lastDoc = -1;
+    let row: number | undefined;
+    for (const [doc, col] of statementsFor(ftsTable).term.raw(true).iterate(term) as Iterable<[number, string]>) {
+      if (doc !== lastDoc) {
+        lastDoc = doc;
+        row = table.rows.get(doc);
+      }
+      if (row === undefined) continue; // a deleted row FTS5 has not yet purged
+      addInstances(postings, row, col === "title" ? 0 : 1, 1);
+    }
+    postings.rows = postings.rows.slice(0, postings.length); // drop the growth slack
+    postings.freqs = postings.freqs.slice(0, postings.length);
+    table.terms.set(term, postings);
+    table.bytes += postings.length * 12 + 256;
+    return postings;
+  };
+
+  /**
+   * Masks the rows of [low, high) (row indexes, ascending ids) that FTS5 no longer holds: a range
+   * whose count in FTS5 matches ours is skipped, others are halved, so a deleted document (a run
+   * of consecutive ids) costs a few range counts instead of a scan of every id.
+   */
+  const maskDeleted = (table: PostingTable, ftsTable: string, low: number, high: number): void => {
+    let expected = 0;
+    for (let row = low; row < high; row++) if (table.sizes[row]! >= 0) expected++;
+    if (expected === 0) return;
+    const statements = statementsFor(ftsTable);
+    const first = table.ids[low]!;
+    const last = table.ids[high - 1]!;
+    if ((statements.countBetween.pluck().get(first, last) as number) === expected) return;
+    if (high - low <= 256) {
+      const live = new Set(statements.idsBetween.pluck().all(first, last) as number[]);
+      for (let row = low; row < high; row++) {
+        if (table.sizes[row]! < 0 || live.has(table.ids[row]!)) continue;
+        table.sizes[row] = -1;
+        table.rows.delete(table.ids[row]!);
+        table.deleted++;
+      }
+      return;
+    }
+    const middle = (low + high) >> 1;
+    maskDeleted(table, ftsTable, low, middle);
+    maskDeleted(table, ftsTable, middle, high);
+  };
+
+  /** Brings the copy to the snapshot's generation; a new copy when there is none or much changed. */
+  const update = (key: number, ftsTable: string, generation: number, table: PostingTable | undefined): PostingTable => {
+    const statements = statementsFor(ftsTable);
+    if (table !== undefined) {
+      const previousLast = table.lastId;
+      if (table.count > 0) maskDeleted(table, ftsTable, 0, table.count);
+      const added = newRows(ftsTable, previousLast);
+      if (added.length > MAX_APPENDED_SHARE * table.count || table.deleted > table.count / 4) {
+        table = undefined;
+      } else if (added.length > 0) {
+        for (const [id, size] of added) addRow(table, id, size);
+        if (table.terms.size > 0) {
+          // Terms already read get the new rows' postings, tokenized by the scratch FTS5 table.
+          const texts = newer.all(key, previousLast).filter((row) => table!.rows.has(row.id));
+          const tokens = tokenize(texts).map(([doc, column, term]) => [table!.rows.get(doc)!, column, term] as const);
+          tokens.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+          for (const [row, column, term] of tokens) {
+            const postings = table.terms.get(term);
+            if (postings === undefined) continue; // read from FTS5, new rows included, when first needed
+            const length = postings.length;
+            addInstances(postings, row, column, 1);
+            table.bytes += (postings.length - length) * 12;
+          }
+        }
+      }
+      if (table !== undefined) table.generation = generation;
+    }
+    if (table === undefined) {
+      table = emptyTable(generation);
+      for (const [id, size] of newRows(ftsTable, 0)) addRow(table, id, size);
+    }
+    const totals = readVarints((statements.totals.pluck().get() as Buffer | undefined) ?? Buffer.alloc(0));
+    table.totalRows = totals[0] ?? 0;
+    table.totalTokens = (totals[1] ?? 0) + (totals[2] ?? 0);
+    const average = table.totalTokens / table.totalRows;
+    for (let row = 0; row < table.count; row++) table.norms[row] = K1 * (1 - B + (B * table.sizes[row]!) / average);
+    return table;
+  };
+
+  const refresh = (key: number, ftsTable: string, generation: number): PostingTable | null => {
+    let table = tables.get(key);
+    tables.delete(key); // re-inserted below: the Map's order is the recency order
+    if (table === undefined) {
+      // Every posting holds at least one token: FTS5's token total bounds the copy's size.
+      const totals = readVarints((statementsFor(ftsTable).totals.pluck().get() as Buffer | undefined) ?? Buffer.alloc(0));
+      if (((totals[1] ?? 0) + (totals[2] ?? 0)) * 12 + (totals[0] ?? 0) * 40 > cacheBytes) return null;
+    }
+    if (table === undefined || table.generation !== generation) table = update(key, ftsTable, generation, table);
+    tables.set(key, table);
+    return table;
+  };
+
+  /** Drops the least recently searched copies while over the budget (never the one in use). */
+  const evict = (current: number) => {
+    let bytes = 0;
+    for (const cached of tables.values()) bytes += cached.bytes;
+    for (const [oldest, cached] of tables) {
+      if (bytes <= cacheBytes || oldest === current) break;
+      bytes -= cached.bytes;
+      tables.delete(oldest);
+    }
+  };
+
+  return {
+    /**
+     * The best `k` rows for the query words by FTS5's bm25, ties by rowid (as `ORDER BY bm25, id`),
+     * or null when the query must go to FTS5. Call inside the read transaction that read `generation`.
+     */
+    search(key: number, ftsTable: string, generation: number, words: string[], k: number): ScoredRow[] | null {
+      const terms = termsOf(words);
+      if (terms.some((term) => term === null)) return null;
+      const table = refresh(key, ftsTable, generation);
+      if (table === null) return null;
+      if (table.totalRows === 0) return [];
+      if (++table.stamp === 0xffffffff) {
+        table.stamps.fill(0);
+        table.stamp = 1;
+      }
+      const { stamps, scores, norms, sizes, stamp } = table;
+      const touched: number[] = [];
+      for (const term of terms) {
+        const { rows, freqs, length } = postingsOf(table, ftsTable, term!);
+        let hits = length;
+        if (table.deleted > 0) {
+          hits = 0;
+          for (let index = 0; index < length; index++) if (sizes[rows[index]!]! >= 0) hits++;
+        }
+        if (hits === 0) continue;
+        let idf = Math.log((table.totalRows - hits + 0.5) / (hits + 0.5));
+        if (idf <= 0) idf = 1e-6;
+        for (let index = 0; index < length; index++) {
+          const row = rows[index]!;
+          if (sizes[row]! < 0) continue;
+          const freq = freqs[index]!;
+          const score = idf * ((freq * (K1 + 1.0)) / (freq + norms[row]!));
+          if (stamps[row] !== stamp) {
+            stamps[row] = stamp;
+            scores[row] = 0 + score;
+            touched.push(row);
+          } else {
+            scores[row]! += score;
+          }
+        }
+      }
+      evict(key);
+      return topK(touched, scores, table.ids, k);
+    },
+  };
+}
+
+/** The k best rows by score, ties by id, best first (a bounded min-heap over the touched rows). */
+function topK(touched: number[], scores: Float64Array, ids: Float64Array, k: number): ScoredRow[] {
+  const heap: number[] = [];
+  // worse(a, b): a ranks below b.
+  const worse = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && ids[a]! > ids[b]!);
+  const siftDown = (start: number) => {
+    let index = start;
+    for (;;) {
+      const left = 2 * index + 1;
+      const right = left + 1;
+      let smallest = index;
+      if (left < heap.length && worse(heap[left]!, heap[smallest]!)) smallest = left;
+      if (right < heap.length && worse(heap[right]!, heap[smallest]!)) smallest = right;
+      if (smallest === index) return;
+      [heap[index], heap[smallest]] = [heap[smallest]!, heap[index]!];
+      index = smallest;
+    }
+  };
+  for (const row of touched) {
+    if (heap.length < k) {
+      heap.push(row);
+      let index = heap.length - 1;
+      while (index > 0) {
+        const parent = (index - 1) >> 1;
+        if (!worse(heap[index]!, heap[parent]!)) break;
+        [heap[index], heap[parent]] = [heap[parent]!, heap[index]!];
+        index = parent;
+      }
+    } else if (worse(heap[0]!, row)) {
+      heap[0] = row;
+      siftDown(0);
+    }
+  }
+  return heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0)).map((row) => ({ id: ids[row]!, score: scores[row]! }));
+}
