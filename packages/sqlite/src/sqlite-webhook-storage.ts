@@ -1,20 +1,10 @@
 import type { Database } from "better-sqlite3";
-import type { ClaimedDelivery, Storage } from "@parley/core";
+import type { ClaimedDelivery, WebhookStorage } from "@parley/core";
 import { outboxEventFromRow } from "./sqlite-storage-rows.js";
 import { prepareWebhookStatements, webhookDeliveryFromRow, webhookSubscriptionFromRow } from "./sqlite-webhook-statements.js";
 
-/** The webhook part of the Storage port. */
-export type WebhookStorage = Pick<
-  Storage,
-  | "createWebhookSubscription"
-  | "listWebhookSubscriptions"
-  | "deleteWebhookSubscription"
-  | "fanOutOutboxEvents"
-  | "claimDueDeliveries"
-  | "recordDeliveryAttempt"
-  | "listDeliveries"
-  | "retryDelivery"
->;
+/** The webhook part of the Storage port (re-exported for the adapter's callers). */
+export type { WebhookStorage };
 
 /** Runs a step as one IMMEDIATE transaction (the adapter's `write`). */
 export type WriteStep = <Result>(step: () => Result) => Result;

@@ -1,19 +1,9 @@
 import type { OutboxEvent } from "../domain/events.js";
 import type { ClaimedDelivery, WebhookDelivery, WebhookSubscription } from "../domain/webhook.js";
-import type { Storage } from "../ports/storage.js";
+import type { WebhookStorage } from "../ports/storage.js";
 
-/** The webhook part of the Storage port. */
-export type WebhookStorage = Pick<
-  Storage,
-  | "createWebhookSubscription"
-  | "listWebhookSubscriptions"
-  | "deleteWebhookSubscription"
-  | "fanOutOutboxEvents"
-  | "claimDueDeliveries"
-  | "recordDeliveryAttempt"
-  | "listDeliveries"
-  | "retryDelivery"
->;
+/** The webhook part of the Storage port (re-exported for the memory adapter's callers). */
+export type { WebhookStorage };
 
 interface StoredDelivery {
   delivery: WebhookDelivery;

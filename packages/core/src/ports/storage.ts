@@ -168,3 +168,16 @@ export interface Storage {
   /** Releases what the adapter opened (a database handle it was given stays open for its owner). */
   close(): Promise<void>;
 }
+
+/** The webhook part of the Storage port: subscriptions and their deliveries. */
+export type WebhookStorage = Pick<
+  Storage,
+  | "createWebhookSubscription"
+  | "listWebhookSubscriptions"
+  | "deleteWebhookSubscription"
+  | "fanOutOutboxEvents"
+  | "claimDueDeliveries"
+  | "recordDeliveryAttempt"
+  | "listDeliveries"
+  | "retryDelivery"
+>;
