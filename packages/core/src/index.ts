@@ -29,6 +29,7 @@ export { defaultIdentityRules } from "./chat/identity-rules.js";
 export { retrieveCandidates, retrieveContext, selectContext, type RetrieveCandidates } from "./chat/retrieve-context.js";
 export { chunkText, type ChunkOptions } from "./retrieval/chunker.js";
 export { embedInBatches, type DocumentInput } from "./admin/ingestion.js";
+export type { IngestDocumentsOptions, IngestionProgress } from "./admin/bulk-ingestion.js";
 export { DEFAULT_FALLBACK_MESSAGE, DEFAULT_SYSTEM_PROMPT, type CreateChatbotInput } from "./admin/chatbot-admin.js";
 export type { CreateWebhookInput } from "./admin/webhooks.js";
 export { createLocalEmbedder, LOCAL_EMBEDDER_FUSION, type LocalEmbedderOptions } from "./retrieval/local-embedder.js";

@@ -1,5 +1,5 @@
 import { embedderMismatch, invalidRequest } from "@parley/core";
-import type { EmbeddingSpace, SearchHit, SearchIndex, StoredChunk } from "@parley/core";
+import type { DocumentToIndex, EmbeddingSpace, SearchHit, SearchIndex, StoredChunk } from "@parley/core";
 import type { Database } from "better-sqlite3";
 import { createKeywordIndex } from "./sqlite-search-index-keyword.js";
 import { createVectorCache } from "./sqlite-search-index-vectors.js";
@@ -124,17 +124,30 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     score,
   });
 
-  const replaceDocument = database.transaction((chatbotId: string, space: EmbeddingSpace, document: Parameters<SearchIndex["replaceDocument"]>[2]) => {
+  // Every document in one transaction: FTS5 writes a segment per commit, so one commit for many
+  // documents is what makes bulk ingestion fast, and it is all or nothing.
+  const replaceDocuments = database.transaction((chatbotId: string, space: EmbeddingSpace, documents: DocumentToIndex[]) => {
     checkSpace(chatbotId, statements.chatbot.get(chatbotId), space);
     const row = ensureChatbot(chatbotId, space);
     statements.bump.run(row.key);
-    removeDocument(row.key, document.source);
-    for (const chunk of document.chunks) {
-      const { lastInsertRowid } = statements.insertChunk.run(row.key, document.source, document.title, chunk.text, toBlob(chunk.embedding));
-      keyword.add(row.key, Number(lastInsertRowid), document.title, chunk.text);
+    let count = 0;
+    // In order, so a source given twice ends as its last version.
+    for (const document of documents) {
+      removeDocument(row.key, document.source);
+      for (const chunk of document.chunks) {
+        const { lastInsertRowid } = statements.insertChunk.run(row.key, document.source, document.title, chunk.text, toBlob(chunk.embedding));
+        keyword.add(row.key, Number(lastInsertRowid), document.title, chunk.text);
+      }
+      count += document.chunks.length;
     }
-    return { chunks: document.chunks.length };
+    return { chunks: count };
   });
+
+  const writeDocuments = (chatbotId: string, space: EmbeddingSpace, documents: DocumentToIndex[]) => {
+    // Checked before the transaction, so a bad vector anywhere writes nothing.
+    for (const document of documents) for (const chunk of document.chunks) assertValidEmbedding(chunk.embedding, space);
+    return replaceDocuments.immediate(chatbotId, space, documents);
+  };
 
   const replaceEmbeddings = database.transaction(
     (chatbotId: string, space: EmbeddingSpace, embeddings: { chunkId: string; embedding: Float32Array }[], reset: boolean) => {
@@ -198,8 +211,11 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
 
   return {
     async replaceDocument(chatbotId, space, document) {
-      for (const chunk of document.chunks) assertValidEmbedding(chunk.embedding, space);
-      return replaceDocument.immediate(chatbotId, space, document);
+      return writeDocuments(chatbotId, space, [document]);
+    },
+
+    async replaceDocuments(chatbotId, space, documents) {
+      return writeDocuments(chatbotId, space, documents);
     },
 
     async deleteDocument(chatbotId, source) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isParleyError } from "../errors.js";
 import type { EmbeddingSpace, SearchIndex } from "../ports/search-index.js";
+import { BATCH_CASES, defineBatchCases } from "./search-index-batch-contract.js";
 import { skipper, type SkippedCase } from "./skip.js";
 
 /** How to run the SearchIndex contract against one adapter. */
@@ -61,6 +62,7 @@ const CASES = [
   "listChunks pages through every chunk in a stable order",
   "replaceEmbeddings with reset moves the chatbot to a new space",
   "replaceEmbeddings refuses a chunk of another chatbot and changes nothing",
+  ...BATCH_CASES,
 ] as const;
 
 const HOSTILE_QUERIES = [
@@ -329,5 +331,7 @@ export function runSearchIndexContract(options: SearchIndexContractOptions): voi
         (await index.listChunks(OTHER_BOT, { limit: 1 }))[0]!.chunkId,
       );
     });
+
+    defineBatchCases(test);
   });
 }

@@ -1,5 +1,5 @@
 import { embedderMismatch, invalidRequest } from "../errors.js";
-import type { EmbeddingSpace, SearchHit, SearchIndex, StoredChunk } from "../ports/search-index.js";
+import type { DocumentToIndex, EmbeddingSpace, SearchHit, SearchIndex, StoredChunk } from "../ports/search-index.js";
 import { countTerms, stem, words } from "../retrieval/tokenizer.js";
 
 /** BM25 as SQLite FTS5 computes it (k1 1.2, b 0.75), the title weighing 3× the body, as in SQLite. */
@@ -78,33 +78,49 @@ export function createMemorySearchIndex(): SearchIndex {
     if (recorded !== null && !sameSpace(recorded, given)) throw embedderMismatch(chatbotId, describe(recorded), describe(given));
   };
 
-  return {
-    async replaceDocument(chatbotId, space, document) {
-      const entry = chatbots.get(chatbotId);
-      checkSpace(chatbotId, entry?.space ?? null, space);
-      for (const chunk of document.chunks) assertValidEmbedding(chunk.embedding, space);
-      const target = chatbot(chatbotId);
-      target.space ??= { embedderId: space.embedderId, dimensions: space.dimensions };
-      const title = analyse(document.title);
-      const chunks = document.chunks.map((chunk): MemoryChunk => {
-        const body = analyse(chunk.text);
-        return {
-          id: nextId++,
-          chunkId: "",
-          source: document.source,
-          title: document.title,
-          text: chunk.text,
-          embedding: Float32Array.from(chunk.embedding),
-          titleTerms: title.counts,
-          titleLength: title.length,
-          bodyTerms: body.counts,
-          bodyLength: body.length,
-        };
-      });
-      for (const chunk of chunks) chunk.chunkId = String(chunk.id);
+  const chunksOfDocument = (document: DocumentToIndex): MemoryChunk[] => {
+    const title = analyse(document.title);
+    return document.chunks.map((chunk): MemoryChunk => {
+      const body = analyse(chunk.text);
+      const id = nextId++;
+      return {
+        id,
+        chunkId: String(id),
+        source: document.source,
+        title: document.title,
+        text: chunk.text,
+        embedding: Float32Array.from(chunk.embedding),
+        titleTerms: title.counts,
+        titleLength: title.length,
+        bodyTerms: body.counts,
+        bodyLength: body.length,
+      };
+    });
+  };
+  // Everything is checked before anything changes, so a refused batch leaves the index as it was.
+  const replaceDocuments = async (chatbotId: string, space: EmbeddingSpace, documents: DocumentToIndex[]) => {
+    checkSpace(chatbotId, chatbots.get(chatbotId)?.space ?? null, space);
+    for (const document of documents) for (const chunk of document.chunks) assertValidEmbedding(chunk.embedding, space);
+    const target = chatbot(chatbotId);
+    target.space ??= { embedderId: space.embedderId, dimensions: space.dimensions };
+    let count = 0;
+    // In order, so a source given twice ends as its last version.
+    for (const document of documents) {
+      const chunks = chunksOfDocument(document);
       if (chunks.length === 0) target.documents.delete(document.source);
       else target.documents.set(document.source, chunks);
-      return { chunks: chunks.length };
+      count += chunks.length;
+    }
+    return { chunks: count };
+  };
+
+  return {
+    async replaceDocument(chatbotId, space, document) {
+      return replaceDocuments(chatbotId, space, [document]);
+    },
+
+    async replaceDocuments(chatbotId, space, documents) {
+      return replaceDocuments(chatbotId, space, documents);
     },
 
     async deleteDocument(chatbotId, source) {

@@ -43,6 +43,13 @@ export interface SearchIndex {
    * refused with an `embedder_mismatch` error.
    */
   replaceDocument(chatbotId: string, space: EmbeddingSpace, document: DocumentToIndex): Promise<{ chunks: number }>;
+  /**
+   * Replaces several documents in ONE atomic step, as `replaceDocument` would one by one: all are
+   * written or, on any refusal (space, dimensions, values), none is. For bulk ingestion, where
+   * one commit for many documents is much cheaper than one each. A source given twice ends as
+   * its last version. Resolves to the number of chunks given, summed over the documents.
+   */
+  replaceDocuments(chatbotId: string, space: EmbeddingSpace, documents: DocumentToIndex[]): Promise<{ chunks: number }>;
   /** Removes a document's chunks; false when there were none. */
   deleteDocument(chatbotId: string, source: string): Promise<boolean>;
   /** The best `k` chunks for `text` by BM25. Any text is safe; text with no words finds nothing. */

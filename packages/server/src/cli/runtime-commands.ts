@@ -19,14 +19,14 @@ export const RUNTIME_COMMANDS: Command[] = [
       const documents = await readDocuments(input.positionals);
       const progress = io.stderr.isTTY === true;
       const started = performance.now();
-      let chunks = 0;
-      for (const [index, document] of documents.entries()) {
-        chunks += (await runtime.parley.admin.ingestDocument(bot, document)).chunks;
-        if (progress) {
+      // Batched: one index commit per ~256 chunks instead of one per file, with progress per batch.
+      const { chunks } = await runtime.parley.admin.ingestDocuments(bot, documents, {
+        onProgress: ({ documents: done, totalDocuments, chunks: written }) => {
+          if (!progress) return;
           const seconds = (performance.now() - started) / 1000;
-          io.stderr.write(`\r${index + 1}/${documents.length} files, ${chunks} chunks, ${Math.round(chunks / Math.max(seconds, 0.001))} chunks/s `);
-        }
-      }
+          io.stderr.write(`\r${done}/${totalDocuments} files, ${written} chunks, ${Math.round(written / Math.max(seconds, 0.001))} chunks/s `);
+        },
+      });
       if (progress && documents.length > 0) io.stderr.write("\n");
       return { documents: documents.length, chunks };
     },
