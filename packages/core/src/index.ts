@@ -41,3 +41,4 @@ export { createWebhookDispatcher, DEFAULT_WEBHOOK_TIMEOUT_MS, type WebhookDispat
 export type { AttemptReport } from "./webhooks/attempt-delivery.js";
 export { DEFAULT_RETRY_CEILINGS_MS, DEFAULT_RETRY_POLICY, DEFAULT_RETRY_WINDOW_MS, nextRetryAt, type RetryPolicy } from "./webhooks/retry-schedule.js";
 export { signWebhook, webhookBody, webhookHeaders } from "./webhooks/sign-webhook.js";
+export { deliveryStateAfter } from "./webhooks/delivery-state.js";

@@ -1,5 +1,5 @@
 import type { Database } from "better-sqlite3";
-import type { ClaimedDelivery, WebhookStorage } from "@parley/core";
+import { deliveryStateAfter, type ClaimedDelivery, type WebhookStorage } from "@parley/core";
 import { outboxEventFromRow } from "./sqlite-storage-rows.js";
 import { prepareWebhookStatements, webhookDeliveryFromRow, webhookSubscriptionFromRow } from "./sqlite-webhook-statements.js";
 
@@ -71,16 +71,17 @@ export function createSqliteWebhookStorage(database: Database, write: WriteStep)
       });
     },
     async recordDeliveryAttempt(attempt) {
+      const state = deliveryStateAfter(attempt);
       const row = write(() =>
         statements.recordAttempt.get({
           id: attempt.id,
           attempt: attempt.attempt,
-          status: attempt.outcome === "retry" ? "pending" : attempt.outcome,
-          next_attempt_at: attempt.outcome === "retry" ? attempt.nextAttemptAt : null,
+          status: state.status,
+          next_attempt_at: state.nextAttemptAt,
           at: attempt.at,
           response_status: attempt.responseStatus,
           error: attempt.error,
-          delivered_at: attempt.outcome === "delivered" ? attempt.at : null,
+          delivered_at: state.deliveredAt,
         }),
       );
       return row ? webhookDeliveryFromRow(row) : null;

@@ -62,7 +62,7 @@ export async function listWebhookDeliveries(
   if (options.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(options.status)) {
     throw invalidRequest(`status: must be one of ${DELIVERY_STATUSES.join(", ")}`);
   }
-  return dependencies.storage.listDeliveries({ limit: options.limit ?? 100, ...(options.status === undefined ? {} : { status: options.status as DeliveryStatus }) });
+  return dependencies.storage.listDeliveries({ limit: options.limit ?? 100, status: options.status as DeliveryStatus | undefined });
 }
 
 /** Makes a delivery due now (a failed or delivered one starts a new retry schedule); `not_found` otherwise. */

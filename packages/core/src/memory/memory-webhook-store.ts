@@ -1,6 +1,7 @@
 import type { OutboxEvent } from "../domain/events.js";
 import type { ClaimedDelivery, WebhookDelivery, WebhookSubscription } from "../domain/webhook.js";
 import type { WebhookStorage } from "../ports/storage.js";
+import { deliveryStateAfter } from "../webhooks/delivery-state.js";
 
 /** The webhook part of the Storage port (re-exported for the memory adapter's callers). */
 export type { WebhookStorage };
@@ -94,12 +95,10 @@ export function createMemoryWebhookStore(outbox: readonly OutboxEvent[]): Webhoo
       const stored = find(attempt.id);
       if (!stored || stored.leasedUntil === null || stored.delivery.status !== "pending" || stored.delivery.attempts !== attempt.attempt) return null;
       Object.assign(stored.delivery, {
-        status: attempt.outcome === "retry" ? "pending" : attempt.outcome,
-        nextAttemptAt: attempt.outcome === "retry" ? attempt.nextAttemptAt : null,
+        ...deliveryStateAfter(attempt),
         lastAttemptAt: attempt.at,
         lastResponseStatus: attempt.responseStatus,
         lastError: attempt.error,
-        deliveredAt: attempt.outcome === "delivered" ? attempt.at : null,
       });
       stored.leasedUntil = null;
       return copy(stored.delivery);

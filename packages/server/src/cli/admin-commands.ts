@@ -25,11 +25,10 @@ export const ADMIN_COMMANDS: Command[] = [
     positionals: { min: 0, max: 0 },
     async run(input, { runtime }) {
       const monthly = optional(input, "monthly-messages");
-      const plan = optional(input, "plan");
       const user = await runtime.parley.admin.createUser({
         email: required(input, "email"),
-        ...(plan === undefined ? {} : { plan }),
-        ...(monthly === undefined ? {} : { monthlyMessages: wholeNumber(monthly, "monthly-messages") }),
+        plan: optional(input, "plan"),
+        monthlyMessages: monthly === undefined ? undefined : wholeNumber(monthly, "monthly-messages"),
       });
       return { id: user.id, email: user.email, plan: user.planName };
     },
@@ -41,8 +40,7 @@ export const ADMIN_COMMANDS: Command[] = [
     options: { user: text, name: text },
     positionals: { min: 0, max: 0 },
     async run(input, { runtime }) {
-      const name = optional(input, "name");
-      const { apiKey, key } = await runtime.parley.admin.createApiKey({ userId: required(input, "user"), ...(name === undefined ? {} : { name }) });
+      const { apiKey, key } = await runtime.parley.admin.createApiKey({ userId: required(input, "user"), name: optional(input, "name") });
       return { id: apiKey.id, key };
     },
   },
@@ -64,15 +62,13 @@ export const ADMIN_COMMANDS: Command[] = [
     options: { user: text, name: text, provider: text, model: text, "system-prompt": text, "fallback-message": text },
     positionals: { min: 0, max: 0 },
     async run(input, { runtime }) {
-      const systemPrompt = optional(input, "system-prompt");
-      const fallbackMessage = optional(input, "fallback-message");
       const chatbot = await runtime.parley.admin.createChatbot({
         userId: required(input, "user"),
         name: required(input, "name"),
         provider: required(input, "provider"),
         model: required(input, "model"),
-        ...(systemPrompt === undefined ? {} : { systemPrompt }),
-        ...(fallbackMessage === undefined ? {} : { fallbackMessage }),
+        systemPrompt: optional(input, "system-prompt"),
+        fallbackMessage: optional(input, "fallback-message"),
       });
       return toChatbotDetail(chatbot);
     },
@@ -126,15 +122,13 @@ export const ADMIN_COMMANDS: Command[] = [
     options: { user: text, url: text, bot: text, event: { type: "string", multiple: true } },
     positionals: { min: 0, max: 0 },
     async run(input, { runtime, config }) {
-      const bot = optional(input, "bot");
-      const events = input.values.event;
       // The first subscription creates the key file its secret is derived from (docs/operations.md).
       ensureWebhookMasterKey(config);
       const subscription = await runtime.parley.admin.createWebhookSubscription({
         userId: required(input, "user"),
         url: required(input, "url"),
-        ...(bot === undefined ? {} : { chatbotId: bot }),
-        ...(Array.isArray(events) ? { eventTypes: events } : {}),
+        chatbotId: optional(input, "bot"),
+        eventTypes: input.values.event as string[] | undefined,
       });
       return { id: subscription.id, secret: subscription.secret };
     },

@@ -77,11 +77,10 @@ export const WEBHOOK_COMMANDS: Command[] = [
     options: { status: text, limit: text },
     positionals: { min: 0, max: 0 },
     async run(input, { runtime }) {
-      const status = optional(input, "status");
       const limit = optional(input, "limit");
       const deliveries = await runtime.parley.admin.listWebhookDeliveries({
-        ...(status === undefined ? {} : { status }),
-        ...(limit === undefined ? {} : { limit: wholeNumber(limit, "limit") }),
+        status: optional(input, "status"),
+        limit: limit === undefined ? undefined : wholeNumber(limit, "limit"),
       });
       return { deliveries: deliveries.map(deliveryView) };
     },

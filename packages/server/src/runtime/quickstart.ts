@@ -52,7 +52,7 @@ export async function seedQuickstart(runtime: ParleyRuntime, config: ServerConfi
     fallbackMessage: "Sorry, I can't answer that right now. You can reach our team at support@kettlebird.example.",
   });
   const documents = folder ? await readDocuments([resolve(folder)]) : [];
-  for (const document of documents) await parley.admin.ingestDocument(chatbot.id, document);
+  await parley.admin.ingestDocuments(chatbot.id, documents);
   return { key, chatbotId: chatbot.id, provider, model, documents: documents.length };
 }
 
