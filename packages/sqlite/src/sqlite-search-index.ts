@@ -55,11 +55,6 @@ function assertValidEmbedding(embedding: Float32Array, space: EmbeddingSpace): v
 
 const toBlob = (vector: Float32Array) => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 
-function fromBlob(blob: Buffer): Float32Array {
-  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
-  return new Float32Array(Uint8Array.from(blob).buffer);
-}
-
 /**
  * SearchIndex on SQLite: FTS5 BM25 (`porter unicode61`, title and body columns) and stored float
  * vectors, every write of one call in one transaction. A vector search scores the chatbot's
@@ -88,7 +83,10 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
       "SELECT id, source, title, body FROM search_chunks WHERE bot = ? AND id > ? ORDER BY id LIMIT ?",
     ),
     chunk: database.prepare<[number], ChunkRow>("SELECT id, source, title, body FROM search_chunks WHERE id = ?"),
-    embedding: database.prepare<[number], { embedding: Buffer | null }>("SELECT embedding FROM search_chunks WHERE id = ?"),
+    // sqlite-vec's cosine over the stored floats; null for a zero vector.
+    rescore: database.prepare<[Buffer, string, number], { id: number; distance: number | null }>(
+      "SELECT id, vec_distance_cosine(embedding, ?) AS distance FROM search_chunks WHERE id IN (SELECT value FROM json_each(?)) AND length(embedding) = ?",
+    ),
   };
 
   const vectors = createVectorCache(database);
@@ -181,22 +179,10 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     assertValidEmbedding(vector, space);
     if (k <= 0) return [];
     const wanted = Math.max(100, Math.ceil(k * oversampling));
-    let queryNorm = 0;
-    for (const value of vector) queryNorm += value * value;
-    queryNorm = Math.sqrt(queryNorm);
-    const scored: { id: number; score: number }[] = [];
-    for (const id of vectors.candidates(row.key, row, vector, wanted)) {
-      const blob = statements.embedding.get(id)?.embedding;
-      if (blob === undefined || blob === null) continue;
-      const stored = fromBlob(blob);
-      let dot = 0;
-      let norm = 0;
-      for (let index = 0; index < stored.length; index++) {
-        dot += stored[index]! * vector[index]!;
-        norm += stored[index]! * stored[index]!;
-      }
-      scored.push({ id, score: norm === 0 || queryNorm === 0 ? 0 : dot / (Math.sqrt(norm) * queryNorm) });
-    }
+    const candidates = vectors.candidates(row.key, row, vector, wanted);
+    const scored = statements.rescore
+      .all(toBlob(vector), JSON.stringify(candidates), vector.byteLength)
+      .map(({ id, distance }) => ({ id, score: distance === null ? 0 : 1 - distance }));
     scored.sort((a, b) => b.score - a.score || a.id - b.id);
     return scored.slice(0, Math.floor(k)).map(({ id, score }) => hitOf(statements.chunk.get(id)!, score));
   });
