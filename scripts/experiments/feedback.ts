@@ -2,8 +2,9 @@
 // so a grid runs in seconds. BM25 mirrors FTS5's (weighted tf over title/body, one saturation
 // over the whole row, IDF floored at 1e-6; the `stemmer` package stands in for FTS5's porter),
 // the vector arm is the local embedder with exact cosine, fusion is the core's weighted RRF.
-// Tune on the training judgments only:
-//   tsup --config scripts/tsup.config.ts && node .parley-bench/build/feedback.js <BEIR folder> --split train --experiment NAME
+// Tune on the training judgments only (experiments: rocchio, rm3, bm25, scorefusion, passage,
+// embedder, idfquery, combo, combo3, combo4, final, cost; comma-separated, default all):
+//   node --conditions=source --import tsx scripts/experiments/feedback.ts <BEIR folder> --split train --experiment NAME
 import { parseArgs } from "node:util";
 import { createLocalEmbedder, fuseByReciprocalRank, stem, STOPWORDS, words, type SearchHit } from "@parley/core";
 import { loadBeir } from "../lib/beir.js";
@@ -165,7 +166,6 @@ const run = (name: string) => experiment === "all" || selected.has(name);
 
 // 1. Rocchio in embedding space: the vector arm's query moves toward the top keyword hits.
 if (run("rocchio")) {
-  const feedbackVectors = new Map<string, Map<string, Float64Array>>();
   const results: { name: string; value: number }[] = [];
   for (const m of [3, 5, 10]) {
     for (const alpha of [0.5, 1, 2, 4]) {
@@ -182,7 +182,6 @@ if (run("rocchio")) {
         for (let dimension = 0; dimension < dimensions; dimension++) query[dimension] = run.queryVector[dimension]! + alpha * centroid[dimension]!;
         arm.set(queryId, topOf(cosineScores(normalized(query)), 100, false));
       }
-      feedbackVectors.set(`${m}/${alpha}`, new Map());
       for (const k of [5, 10, 20, 60]) {
         for (const vectorWeight of [0.1, 0.2, 0.3, 0.5, 0.7, 1]) {
           for (const depth of [20]) {
@@ -361,6 +360,7 @@ if (run("rm3")) {
   }
   results.sort((a, b) => b.value - a.value);
   for (const row of results.slice(0, 12)) console.log(`${row.name}\t${row.value.toFixed(4)}`);
+  for (const row of results.filter((row) => row.name.endsWith("alone")).slice(0, 3)) console.log(`${row.name}\t${row.value.toFixed(4)}`);
 }
 
 // 4. Local embedder variants: vector arm alone and its best RRF with the keyword arm.
@@ -646,20 +646,21 @@ if (run("combo4")) {
     return arm;
   };
   const rocchios = new Map([["r5a1", rocchioArm(5, 1)], ["r3a1", rocchioArm(3, 1)], ["r5a2", rocchioArm(5, 2)]]);
-  const results: { name: string; value: number }[] = [];
+  const results: { name: string; value: number; scores: number[] }[] = [];
+  const push = (name: string, ranking: Ranking) => {
+    const scores = scoresOf(ranking);
+    results.push({ name, value: mean(scores), scores });
+  };
   // Core-only: keyword + plain vector + Rocchio vector.
   for (const [name, arm] of rocchios) {
     for (const k of [5, 10, 20]) {
       for (const vectorWeight of [0, 0.1, 0.2]) {
         for (const rocchioWeight of [0.1, 0.2, 0.3, 0.5]) {
-          results.push({
-            name: `core-only keyword + vector ${vectorWeight} + ${name} ${rocchioWeight} k=${k}`,
-            value: mean(scoresOf((queryId) => fuseMany([
+          push(`core-only keyword + vector ${vectorWeight} + ${name} ${rocchioWeight} k=${k}`, (queryId) => fuseMany([
               { ranked: base.get(queryId)!.keyword.slice(0, 20), weight: 1 },
               { ranked: base.get(queryId)!.vector.slice(0, 20), weight: vectorWeight },
               { ranked: arm.get(queryId)!.slice(0, 20), weight: rocchioWeight },
-            ], k))),
-          });
+            ], k));
         }
       }
     }
@@ -672,14 +673,11 @@ if (run("combo4")) {
           for (const k of [10, 15]) {
             for (const weight of [0.3, 0.5, 0.7]) {
               for (const rocchioWeight of [0.2, 0.3, 0.4, 0.5]) {
-                results.push({
-                  name: `rm3 ${termsName} terms=${expansion} original=${originalWeight} w=${weight} + ${name} ${rocchioWeight} k=${k}`,
-                  value: mean(scoresOf((queryId) => fuseMany([
+                push(`rm3 ${termsName} terms=${expansion} original=${originalWeight} w=${weight} + ${name} ${rocchioWeight} k=${k}`, (queryId) => fuseMany([
                     { ranked: base.get(queryId)!.keyword.slice(0, 20), weight: 1 },
                     { ranked: expanded.get(queryId)!.slice(0, 20), weight },
                     { ranked: arm.get(queryId)!.slice(0, 20), weight: rocchioWeight },
-                  ], k))),
-                });
+                  ], k));
               }
             }
           }
@@ -691,6 +689,16 @@ if (run("combo4")) {
   for (const row of results.slice(0, 15)) console.log(`${row.name}\t${row.value.toFixed(4)}`);
   for (const row of results.filter((row) => row.name.startsWith("core-only")).slice(0, 8)) console.log(`${row.name}\t${row.value.toFixed(4)}`);
   for (const row of results.filter((row) => row.name.startsWith("rm3 any")).slice(0, 5)) console.log(`${row.name}\t${row.value.toFixed(4)}`);
+  // How much of the best configuration's gain is selection: pick on half the training claims,
+  // measure on the other half (and the other way round).
+  for (const [pick, hold] of [[0, 1], [1, 0]] as const) {
+    const on = (scores: number[], half: number) => mean(scores.filter((_, index) => index % 2 === half));
+    const chosen = [...results].sort((a, b) => on(b.scores, pick) - on(a.scores, pick))[0]!;
+    console.log(
+      `2-fold: chosen on half ${pick}: ${chosen.name} (${(on(chosen.scores, pick) - on(keywordNdcg, pick)).toFixed(4)} there); ` +
+        `on half ${hold}: ${on(chosen.scores, hold).toFixed(4)} vs keyword ${on(keywordNdcg, hold).toFixed(4)} (Δ ${(on(chosen.scores, hold) - on(keywordNdcg, hold)).toFixed(4)})`,
+    );
+  }
 }
 
 /** rm3Run without the df ≥ 2 filter (what a core that sees only the hits' texts can compute). */
@@ -711,4 +719,34 @@ function rm3RunAnyDf(queryId: string, m: number, expansion: number, originalWeig
   for (const [term, value] of termWeights(run.terms)) weights.set(term, (originalWeight * value) / run.terms.length);
   for (const [term, value] of best) weights.set(term, (weights.get(term) ?? 0) + ((1 - originalWeight) * value) / sum);
   return topOf(bm25Scores(weights), 100);
+}
+
+// What the feedback steps cost per query in the core, beyond the two searches: embedding the top
+// 5 hits' texts (a fresh embedder, so no word is cached, and a warm one) and the RM3 term model.
+if (run("cost")) {
+  const timesCold: number[] = [];
+  const timesWarm: number[] = [];
+  const timesModel: number[] = [];
+  const warm = createLocalEmbedder();
+  for (const queryId of judged) {
+    const texts = base.get(queryId)!.keyword.slice(0, 5).map(({ document }) => `${documents[document]!.title}\n${documents[document]!.text}`);
+    const cold = createLocalEmbedder();
+    let started = performance.now();
+    await cold.embed(texts, "document");
+    timesCold.push(performance.now() - started);
+    await warm.embed(texts, "document");
+    started = performance.now();
+    await warm.embed(texts, "document");
+    timesWarm.push(performance.now() - started);
+    started = performance.now();
+    const model = new Map<string, number>();
+    for (const text of texts) {
+      const terms = words(text).filter((word) => !STOPWORDS.has(word) && !/^\d+$/.test(word)).map(stem);
+      for (const term of terms) model.set(term, (model.get(term) ?? 0) + 1 / terms.length);
+    }
+    [...model].sort((a, b) => b[1] - a[1]).slice(0, 5);
+    timesModel.push(performance.now() - started);
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!.toFixed(3);
+  console.log(`embedding the top 5 hits: p50 ${median(timesCold)} ms cold, ${median(timesWarm)} ms warm; RM3 term model p50 ${median(timesModel)} ms`);
 }
