@@ -1,7 +1,7 @@
 // Retrieval speed: `npm run bench [-- --sizes 10000,100000 --noise 30000 --queries 300 --batch-chunks 256]`.
 // Seeds one chatbot with synthetic ~800-character chunks (10 per document) next to other
 // chatbots' chunks, then reports p50/p99 of the whole retrieval step chat runs (embed the query,
-// keyword and vector search, fusion), recall of the vector top 20 against exact cosine, ingestion
+// keyword and vector search, fusion) on a first pass over the queries and on a second, warm one, recall of the vector top 20 against exact cosine, ingestion
 // throughput with the local embedder and the database size. A benchmark, not a test.
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -85,8 +85,10 @@ try {
   let seeded = 0;
   const random = seededRandom(2024);
   const queries = Array.from({ length: queryCount }, () => syntheticText(random, 4 + Math.floor(random() * 8)));
-  console.log("\n| chunks in the chatbot | ingest chunks/s | retrieval p50 ms | p99 ms | keyword p50 | vector p50 (embed + search) | recall@20 vs exact | DB size MB |");
-  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|");
+  console.log(
+    "\n| chunks in the chatbot | ingest chunks/s | retrieval p50 ms, first pass | p99 | retrieval p50 ms, warm | p99 | keyword p50 | vector p50 (embed + search) | recall@20 vs exact | DB size MB |",
+  );
+  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const target of sizes) {
     let ingestMs = 0;
     let ingested = 0;
@@ -99,13 +101,24 @@ try {
       ingested += batch.length;
       seeded += batch.length;
     }
-    // Exact cosine over every chunk of the chatbot, for recall.
+    // Exact cosine over every chunk of the chatbot, for recall (the stored vectors are unit length).
     const stored = database
       .prepare<[string], { id: number; embedding: Buffer }>(
         "SELECT c.id, c.embedding FROM search_chunks AS c JOIN search_chatbots AS b ON b.key = c.bot WHERE b.chatbot_id = ?",
       )
-      .all(CHATBOT)
-      .map((row) => ({ id: String(row.id), vector: new Float32Array(Uint8Array.from(row.embedding).buffer) }));
+      .all(CHATBOT);
+    const storedIds = stored.map((row) => String(row.id));
+    const storedVectors = new Float32Array(stored.length * space.dimensions);
+    stored.forEach((row, index) => storedVectors.set(new Float32Array(Uint8Array.from(row.embedding).buffer), index * space.dimensions));
+    const exactTop20 = (query: Float32Array): string[] => {
+      const scores = new Float32Array(stored.length);
+      for (let row = 0; row < stored.length; row++) {
+        let dot = 0;
+        for (let dimension = 0, offset = row * space.dimensions; dimension < space.dimensions; dimension++) dot += storedVectors[offset + dimension]! * query[dimension]!;
+        scores[row] = dot;
+      }
+      return Array.from(scores.keys()).sort((a, b) => scores[b]! - scores[a]!).slice(0, 20).map((row) => storedIds[row]!);
+    };
     for (const query of queries.slice(0, 20)) await retrieveCandidates({ searchIndex, embedder, chatbotId: CHATBOT, query }); // warm-up
     const whole: number[] = [];
     const keyword: number[] = [];
@@ -123,17 +136,22 @@ try {
       const found = await searchIndex.vectorSearch(CHATBOT, space, queryVector!, 20);
       vector.push(performance.now() - started);
       if (recalls.length < 100) {
-        const exact = stored
-          .map(({ id, vector: candidate }) => ({ id, score: candidate.reduce((sum, value, index) => sum + value * queryVector![index]!, 0) }))
-          .sort((a, b) => b.score - a.score)
-          .slice(0, 20);
         const foundIds = new Set(found.map((hit) => hit.chunkId));
-        recalls.push(exact.filter((hit) => foundIds.has(hit.id)).length / exact.length);
+        recalls.push(exactTop20(queryVector!).filter((id) => foundIds.has(id)).length / 20);
       }
+    }
+    // The same queries again: every word's postings are now in memory, as in a server that has
+    // answered for a while (the first pass pays each new word's first read from FTS5).
+    const warm: number[] = [];
+    for (const query of queries) {
+      const started = performance.now();
+      await retrieveCandidates({ searchIndex, embedder, chatbotId: CHATBOT, query });
+      warm.push(performance.now() - started);
     }
     console.log(
       `| ${seeded.toLocaleString("en")} | ${Math.round(ingested / (ingestMs / 1000)).toLocaleString("en")} | ${percentile(whole, 0.5).toFixed(2)} | ` +
-        `${percentile(whole, 0.99).toFixed(2)} | ${percentile(keyword, 0.5).toFixed(2)} | ${percentile(vector, 0.5).toFixed(2)} | ` +
+        `${percentile(whole, 0.99).toFixed(2)} | ${percentile(warm, 0.5).toFixed(2)} | ${percentile(warm, 0.99).toFixed(2)} | ` +
+        `${percentile(keyword, 0.5).toFixed(2)} | ${percentile(vector, 0.5).toFixed(2)} | ` +
         `${mean(recalls).toFixed(3)} | ${(size() / 2 ** 20).toFixed(1)} |`,
     );
   }

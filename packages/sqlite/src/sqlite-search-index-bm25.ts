@@ -117,7 +117,13 @@ export function createPostingCache(database: Database, options: { titleWeight: n
   const remembered = new Map<string, string | null>();
   const prepared = new Map<
     number,
-    { totals: Statement<[]>; docsizes: Statement<[number]>; countBetween: Statement<[number, number]>; idsBetween: Statement<[number, number]>; term: Statement<[string]> }
+    {
+      totals: Statement<[]>;
+      docsizes: Statement<[number]>;
+      countBetween: Statement<[number, number]>;
+      idsBetween: Statement<[number, number]>;
+      term: Statement<[string], { docs: string; titles: string }>;
+    }
   >();
   let scratch: { insert: Statement<[number, string, string]>; read: Statement<[]>; clear: Statement<[]> } | undefined;
   const newer = database.prepare<[number, number], { id: number; title: string; body: string }>(
@@ -172,7 +178,11 @@ export function createPostingCache(database: Database, options: { titleWeight: n
         docsizes: database.prepare(`SELECT id, sz FROM ${table}_docsize WHERE id > ?`),
         countBetween: database.prepare(`SELECT count(*) FROM ${table}_docsize WHERE id BETWEEN ? AND ?`),
         idsBetween: database.prepare(`SELECT id FROM ${table}_docsize WHERE id BETWEEN ? AND ?`),
-        term: database.prepare(`SELECT doc, col FROM temp.${table}_instances WHERE term = ?`),
+        // One row holding every instance as two JSON arrays: materialising a JS row per instance
+        // cost 3–5 times more (docs/benchmarks.md, "Cold words").
+        term: database.prepare(
+          `SELECT json_group_array(doc) AS docs, json_group_array(col = 'title') AS titles FROM temp.${table}_instances WHERE term = ?`,
+        ),
       };
       prepared.set(key, statements);
     }
@@ -222,17 +232,20 @@ export function createPostingCache(database: Database, options: { titleWeight: n
     let postings = table.terms.get(term);
     if (postings !== undefined) return postings;
     postings = { rows: new Int32Array(16), freqs: new Float64Array(16), length: 0 };
-    // Ordered by rowid, then column and offset.
+    // Instances ordered by rowid, then column and offset; both arrays built in the same pass.
+    const instances = statementsFor(ftsTable).term.get(term)!;
+    const docs = JSON.parse(instances.docs) as number[];
+    const titles = JSON.parse(instances.titles) as number[];
     let lastDoc = -1;
     let row: number | undefined;
-    for (const [doc, col] of statementsFor(ftsTable).term.raw(true).iterate(term) as Iterable<[number, string]>) {
+    docs.forEach((doc, instance) => {
       if (doc !== lastDoc) {
         lastDoc = doc;
         row = table.rows.get(doc);
       }
-      if (row === undefined) continue; // a deleted row FTS5 has not yet purged
-      addInstances(postings, row, col === "title" ? 0 : 1, 1);
-    }
+      if (row === undefined) return; // a deleted row FTS5 has not yet purged
+      addInstances(postings, row, titles[instance] === 1 ? 0 : 1, 1);
+    });
     postings.rows = postings.rows.slice(0, postings.length); // drop the growth slack
     postings.freqs = postings.freqs.slice(0, postings.length);
     table.terms.set(term, postings);
