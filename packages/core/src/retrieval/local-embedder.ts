@@ -1,5 +1,6 @@
 import type { Embedder, FusionParameters } from "../ports/embedder.js";
-import { STOPWORDS, stem, words } from "./tokenizer.js";
+import { STOPWORDS, stem } from "./tokenizer.js";
+import { createWordTable } from "./word-table.js";
 
 /** Parameters of the local hashing embedder; each one is part of its `id`. */
 export interface LocalEmbedderOptions {
@@ -20,14 +21,6 @@ export interface LocalEmbedderOptions {
  * about 0.06 nDCG@10 against keyword-only (docs/retrieval.md).
  */
 export const LOCAL_EMBEDDER_FUSION: FusionParameters = { k: 5, keywordWeight: 1, vectorWeight: 0.1 };
-
-/** A word as the embedder has seen it; `text` and `count` are scratch of the text being embedded. */
-interface WordEntry {
-  /** Bucket indexes of the stem, then of the n-grams (negative: minus sign); null for a stopword. */
-  features: Int32Array | null;
-  text: number;
-  count: number;
-}
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -72,24 +65,13 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedde
   if (!(minGram >= 1 && maxGram >= minGram)) throw new RangeError("Invalid n-gram range.");
   const mask = dimensions - 1;
 
-  // Every word's entry: its features (its stem, then its n-grams) as bucket indexes, negative
-  // for a minus sign, or null for a stopword. Words repeat across chunks, so each is hashed once,
-  // and counting a text's words needs one lookup per word (docs/benchmarks.md, "Ingestion").
-  const cache = new Map<string, WordEntry>();
-  let text = 0; // stamps an entry with the text that last counted it
+  // A word's features: its stem, then its n-grams, each a bucket with a sign (word-table.ts).
   const encode = (hash: number) => {
     const mixed = mix(hash);
-    return mixed & 0x80000000 ? -1 - (mixed & mask) : mixed & mask;
+    return ((mixed & mask) << 1) | (mixed >>> 31);
   };
-  const entryOf = (word: string): WordEntry => {
-    let entry = cache.get(word);
-    if (entry !== undefined) return entry;
-    entry = { features: STOPWORDS.has(word) ? null : featuresOf(word), text: 0, count: 0 };
-    if (cache.size >= 200_000) cache.clear(); // bounded memory; refills as needed
-    cache.set(word, entry);
-    return entry;
-  };
-  const featuresOf = (word: string): Int32Array => {
+  const featuresOf = (word: string): number[] => {
+    if (STOPWORDS.has(word)) return [];
     const found = [encode(fnv(stem(word), WORD_SEED))];
     if (ngramWeight !== 0) {
       // Incremental FNV: every n-gram starting at `start` extends the previous one's hash.
@@ -103,37 +85,29 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedde
         }
       }
     }
-    return Int32Array.from(found);
+    return found;
   };
-  const add = (target: Float64Array, feature: number, weight: number) => {
-    if (feature >= 0) target[feature]! += weight;
-    else target[-1 - feature]! -= weight;
-  };
+  const table = createWordTable(featuresOf);
 
-  // Scratch blocks, reused: allocating three 8 KB arrays per text cost more than filling them.
+  // Scratch, reused: allocating three 8 KB arrays per text cost more than filling them.
   const wordBlock = new Float64Array(dimensions);
   const gramBlock = new Float64Array(dimensions);
   const vector = new Float64Array(dimensions);
-  const embedOne = (input: string): Float32Array => {
+  /** +weight or -weight by a feature's sign bit, without a branch. */
+  const SIGNS = [1, -1];
+
+  const embedOne = (text: string): Float32Array => {
     wordBlock.fill(0);
     gramBlock.fill(0);
-    // The text's distinct content words with their counts, in first-seen order.
-    const counted: WordEntry[] = [];
-    text++;
-    for (const word of words(input)) {
-      const entry = entryOf(word);
-      if (entry.features === null) continue;
-      if (entry.text !== text) {
-        entry.text = text;
-        entry.count = 0;
-        counted.push(entry);
-      }
-      entry.count++;
-    }
-    for (const { features, count } of counted) {
-      const weight = 1 + Math.log(count); // sublinear: the tenth repeat adds little
-      add(wordBlock, features![0]!, weight);
-      for (let index = 1; index < features!.length; index++) add(gramBlock, features![index]!, weight);
+    const { slots, length } = table.countWords(text);
+    const { pool } = table;
+    for (let index = 0; index < length; index++) {
+      const slot = slots[index]!;
+      const weight = 1 + Math.log(table.count(slot)); // sublinear: the tenth repeat adds little
+      const start = table.start(slot);
+      const end = start + table.length(slot);
+      wordBlock[pool[start]! >>> 1]! += SIGNS[pool[start]! & 1]! * weight;
+      for (let feature = start + 1; feature < end; feature++) gramBlock[pool[feature]! >>> 1]! += SIGNS[pool[feature]! & 1]! * weight;
     }
     normalizeInto(wordBlock);
     normalizeInto(gramBlock);

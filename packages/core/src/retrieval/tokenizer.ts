@@ -5,7 +5,7 @@ import { stemmer } from "stemmer";
 const WORD = /[\p{L}\p{N}]+/gu;
 
 /** Words longer than this are cut: nothing real is that long, and it bounds hostile input. */
-const MAX_WORD_LENGTH = 64;
+export const MAX_WORD_LENGTH = 64;
 
 /**
  * Common English function words. They carry no topic, so the embedder skips them and the
