@@ -13,7 +13,7 @@ const LOW_PRIME = 0x01000197;
 const SLOTS = 2 ** 18;
 /** Words kept before the table starts afresh, between texts (one text may grow it further). */
 const MAX_WORDS = (SLOTS * 3) / 4;
-const ASCII = /^[\x00-\x7f]*$/;
+const NON_ASCII = /\P{ASCII}/u;
 
 /**
  * Features of a word as signed buckets: bucket b with a plus sign is 2b, with a minus sign 2b + 1.
@@ -170,7 +170,7 @@ export function createWordTable(featuresOf: FeaturesOf) {
       if (wordCount >= MAX_WORDS) reset(); // bounded memory; refills as needed
       stamp++;
       counted.length = 0;
-      if (ASCII.test(text)) {
+      if (!NON_ASCII.test(text)) {
         countAscii(text);
       } else {
         for (const word of words(text)) {
