@@ -1,6 +1,7 @@
+import { queryWords } from "@parley/core";
 import type { Database, Statement } from "better-sqlite3";
 import { createPostingCache } from "./sqlite-search-index-bm25.js";
-import { buildFtsQuery, pruneCommonWords, queryWords } from "./sqlite-search-index-query.js";
+import { buildFtsQuery, pruneCommonWords } from "./sqlite-search-index-query.js";
 
 /** A chunk row as the keyword search returns it, with FTS5's bm25 (lower is better). */
 export interface KeywordRow {

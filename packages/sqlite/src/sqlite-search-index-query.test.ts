@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildFtsQuery, MAX_QUERY_TERMS, pruneCommonWords, queryWords } from "./sqlite-search-index-query.js";
+import { MAX_QUERY_TERMS, queryWords } from "@parley/core";
+import { buildFtsQuery, pruneCommonWords } from "./sqlite-search-index-query.js";
 
 describe("FTS5 query building", () => {
   it("quotes each unique word and joins them with OR, dropping stopwords", () => {

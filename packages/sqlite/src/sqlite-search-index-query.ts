@@ -1,20 +1,7 @@
-import { stem, STOPWORDS, words } from "@parley/core";
-
-/** Query words past this many are dropped: they bound the cost of a 32,000-character message. */
-export const MAX_QUERY_TERMS = 64;
+import { stem } from "@parley/core";
 
 /** The rarest words of a query are always kept, however common. */
 const ALWAYS_KEPT = 3;
-
-/**
- * The words of a user's text that go into an FTS5 query: unique, stopwords dropped unless the
- * text has nothing else, at most MAX_QUERY_TERMS. Each is made only of letters and digits.
- */
-export function queryWords(text: string): string[] {
-  const unique = [...new Set(words(text))];
-  const content = unique.filter((word) => !STOPWORDS.has(word));
-  return (content.length > 0 ? content : unique).slice(0, MAX_QUERY_TERMS);
-}
 
 /**
  * Leaves out the commonest words once the query's posting lists would exceed `budget` rows.

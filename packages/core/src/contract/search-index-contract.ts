@@ -49,6 +49,7 @@ const CASES = [
   "an empty index finds nothing and has no embedding space",
   "keyword search ranks by BM25 with the title weighing more than the body",
   "keyword search stems words (refunds finds refunded)",
+  "keyword search drops stopwords unless the query has nothing else",
   "vector search ranks by cosine similarity, best first",
   "the first document fixes the embedding space; another space is refused",
   "an embedding of the wrong length or with NaN is refused and changes nothing",
@@ -137,6 +138,15 @@ export function runSearchIndexContract(options: SearchIndexContractOptions): voi
       await seed(index);
       const hits = await index.keywordSearch(BOT, "REFUNDED shipping", 10);
       expect(hits.map((hit) => hit.text)).toContain("Shipping costs are not refunded.");
+    });
+
+    test("keyword search drops stopwords unless the query has nothing else", async (index) => {
+      await seed(index);
+      const plain = await index.keywordSearch(BOT, "courier europe", 10);
+      const padded = await index.keywordSearch(BOT, "What is the courier to Europe they are", 10);
+      expect(padded.map((hit) => [hit.chunkId, hit.score])).toEqual(plain.map((hit) => [hit.chunkId, hit.score]));
+      await index.replaceDocument(BOT, SPACE, { source: "about.md", title: "About", chunks: [chunk("Who are you? We are the shop.", 0, 0, 0, 1)] });
+      expect(sources(await index.keywordSearch(BOT, "who are you", 10))[0]).toBe("about.md"); // the only chunk with all three
     });
 
     test("vector search ranks by cosine similarity, best first", async (index) => {

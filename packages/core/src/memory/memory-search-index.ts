@@ -1,6 +1,6 @@
 import { embedderMismatch, invalidRequest } from "../errors.js";
 import type { DocumentToIndex, EmbeddingSpace, SearchHit, SearchIndex, StoredChunk } from "../ports/search-index.js";
-import { countTerms, stem, words } from "../retrieval/tokenizer.js";
+import { countTerms, queryWords, stem, words } from "../retrieval/tokenizer.js";
 
 /** BM25 as SQLite FTS5 computes it (k1 1.2, b 0.75), the title weighing 3× the body, as in SQLite. */
 const K1 = 1.2;
@@ -128,7 +128,7 @@ export function createMemorySearchIndex(): SearchIndex {
     },
 
     async keywordSearch(chatbotId, text, k) {
-      const queryTerms = [...new Set(words(text).map(stem))];
+      const queryTerms = queryWords(text).map(stem);
       const chunks = chunksOf(chatbotId);
       if (queryTerms.length === 0 || chunks.length === 0 || k <= 0) return [];
       const count = chunks.length;

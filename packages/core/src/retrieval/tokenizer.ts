@@ -44,6 +44,20 @@ export function contentTerms(text: string): string[] {
   return terms;
 }
 
+/** Query words past this many are dropped: they bound the cost of a 32,000-character message. */
+export const MAX_QUERY_TERMS = 64;
+
+/**
+ * The words of a user's text that a keyword search looks for: unique, stopwords dropped unless
+ * the text has nothing else, at most MAX_QUERY_TERMS; each made only of letters and digits. Every
+ * SearchIndex adapter uses this one rule, so they agree on what a query asks.
+ */
+export function queryWords(text: string): string[] {
+  const unique = [...new Set(words(text))];
+  const content = unique.filter((word) => !STOPWORDS.has(word));
+  return (content.length > 0 ? content : unique).slice(0, MAX_QUERY_TERMS);
+}
+
 /** Counts of each item, in first-seen order. */
 export function countTerms(terms: readonly string[]): Map<string, number> {
   const counts = new Map<string, number>();
