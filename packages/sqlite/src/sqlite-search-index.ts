@@ -59,7 +59,7 @@ const toBlob = (vector: Float32Array) => Buffer.from(vector.buffer, vector.byteO
  * SearchIndex on SQLite: FTS5 BM25 (`porter unicode61`, title and body columns) and stored float
  * vectors, every write of one call in one transaction. A vector search scores the chatbot's
  * int8 copy on the query's heaviest dimensions, then re-scores the best candidates by exact
- * cosine on the stored floats (docs/retrieval.md).
+ * cosine on the stored floats, computed by sqlite-vec's `vec_distance_cosine` (docs/retrieval.md).
  */
 export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): SearchIndex {
   const { database } = options;

@@ -3,9 +3,10 @@ import type { Migration } from "./migration.js";
 /**
  * Chunks and their indexes. `search_chunks` is the one copy of each chunk's text and embedding
  * (float32, any dimension). Each chatbot gets its own contentless FTS5 table when its first
- * document arrives, written in the same transaction as the chunks. Vectors are searched from an in-process
- * int8 copy (sqlite-search-index-vectors.ts) that follows the chatbot's `generation` and `epoch`;
- * docs/retrieval.md explains why not sqlite-vec's vec0 KNN.
+ * document arrives, written in the same transaction as the chunks. Vectors are searched from an
+ * in-process int8 copy (sqlite-search-index-vectors.ts) that follows the chatbot's `generation`
+ * and `epoch`, and re-scored by sqlite-vec's `vec_distance_cosine`; docs/retrieval.md explains
+ * why they are not kept in a vec0 table.
  */
 export const searchSchema: Migration = {
   version: 2,
