@@ -176,6 +176,21 @@ describe("provider failures and takeover", () => {
     await runCli(["bot", "resume", botId], context.env);
     expect((await call(`${server.url}/v1/chatbots/${botId}/chat`, { key: pauseKey, body: { message: "hi" } })).status).toBe(200);
   });
+
+  it("shows a change the CLI made in another process on the very next request (the server caches reads)", async () => {
+    const listKey = await freshKey();
+    const isActive = async () => {
+      const list = (await call(`${server.url}/v1/chatbots`, { key: listKey })).json as { id: string; is_active: boolean }[];
+      const detail = (await call(`${server.url}/v1/chatbots/${botId}`, { key: listKey })).json as { is_active: boolean };
+      return [list.find((bot) => bot.id === botId)?.is_active, detail.is_active];
+    };
+    expect(await isActive()).toEqual([true, true]);
+    expect(await isActive()).toEqual([true, true]);
+    await runCli(["bot", "pause", botId], context.env);
+    expect(await isActive()).toEqual([false, false]);
+    await runCli(["bot", "resume", botId], context.env);
+    expect(await isActive()).toEqual([true, true]);
+  });
 });
 
 describe("request ids and the access log", () => {
