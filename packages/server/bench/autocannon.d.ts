@@ -13,6 +13,8 @@ declare module "autocannon" {
     url: string;
     connections?: number;
     duration?: number;
+    /** Stop after this many requests in all (instead of after `duration`). */
+    amount?: number;
     pipelining?: number;
     timeout?: number;
     method?: string;
