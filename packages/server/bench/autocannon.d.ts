@@ -16,6 +16,8 @@ declare module "autocannon" {
     /** Stop after this many requests in all (instead of after `duration`). */
     amount?: number;
     pipelining?: number;
+    /** Requests per second for all connections together (no limit by default). */
+    overallRate?: number;
     timeout?: number;
     method?: string;
     headers?: Record<string, string>;

@@ -4,6 +4,8 @@
 // and the server's peak memory. Options: --duration S (10), --connections N (10),
 // --chunks N (10000), --only list|chat, --no-baseline, --profile DIR (server --cpu-prof),
 // --perf (server --perf-basic-prof, so `perf record -p PID` names JavaScript functions),
+// --rate N (hold every run at N requests/s in all, so CPU per request compares between
+// servers at the same load: a saturated server batches more and spends less per request),
 // --stub-core (also measure the HTTP layer alone in front of a stub core; on by default
 // when both routes run),
 // --corpus DIR (a BEIR folder, e.g. SciFact: real abstracts and real questions instead of the
@@ -29,6 +31,7 @@ const { values: flags } = parseArgs({
     profile: { type: "string" },
     perf: { type: "boolean", default: false },
     "stub-core": { type: "boolean", default: false },
+    rate: { type: "string" },
     corpus: { type: "string" },
   },
 });
@@ -80,7 +83,8 @@ function requestLists(route: "list" | "chat", keys: string[], chatbotId: string)
 
 async function drive(url: string, requests: (connection: number) => Request[], seconds: number): Promise<Result> {
   let connection = 0;
-  return autocannon({ url, connections: CONNECTIONS, duration: seconds, setupClient: (client) => client.setRequests(requests(connection++)) });
+  const rate = flags.rate === undefined ? {} : { overallRate: Number(flags.rate) };
+  return autocannon({ url, connections: CONNECTIONS, duration: seconds, ...rate, setupClient: (client) => client.setRequests(requests(connection++)) });
 }
 
 /**
@@ -117,7 +121,7 @@ async function measure(
 async function main(): Promise<void> {
   const cpuList = cpus();
   say(`Machine: ${cpuList[0]?.model ?? "unknown CPU"}, ${cpuList.length} cores, Node ${process.version}, load average ${loadavg().map((value) => value.toFixed(2)).join(" ")}`);
-  say(`Load: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${DURATION} s per route; client, server and fake provider on this machine.`);
+  say(`Load: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${DURATION} s per route${flags.rate === undefined ? "" : `, held at ${flags.rate} requests/s`}; client, server and fake provider on this machine.`);
   say(`Limits raised so they refuse nothing: PARLEY_KEY_RATE_LIMIT=${LIMITS.keyRateLimit}, PARLEY_CONVERSATION_RATE_LIMIT=${LIMITS.conversationRateLimit}, plan quota ${LIMITS.monthlyMessages.toLocaleString("en")} messages/month; requests rotate over ${KEYS.toLocaleString("en")} keys (at most one request per key per second at 20,000 req/s, as the default limit of 60 a minute would require).`);
   const folder = mkdtempSync(join(tmpdir(), "parley-http-bench-"));
   const children: Child[] = [];

@@ -87,10 +87,10 @@ describe("SQLite storage read cache", () => {
 
 describe("createReadCache", () => {
   /** A cache on a fresh database, and a map whose loads are counted. */
-  function countedMap(maxEntries?: number) {
+  function countedMap(maxEntries = 100) {
     const database = track(openDatabase({ path: freshPath() }));
-    const cache = createReadCache(database, maxEntries);
-    const map = cache.map<string>();
+    const cache = createReadCache(database);
+    const map = cache.map<string>(maxEntries);
     const loads: string[] = [];
     const get = (key: string, value: string | null = `value of ${key}`) =>
       map.get(key, () => {

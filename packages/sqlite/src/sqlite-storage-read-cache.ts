@@ -1,7 +1,12 @@
 import type { Database } from "better-sqlite3";
 
-/** Entries each of the cache's maps holds at most, unless `readCacheEntries` says otherwise. */
-export const DEFAULT_READ_CACHE_ENTRIES = 50_000;
+/** How many entries the storage's cache maps hold at most, unless its options say otherwise. */
+export const DEFAULT_READ_CACHE_LIMITS = {
+  /** API keys with their owner: a few hundred bytes each; enough for 20,000 requests/s each on its own key. */
+  apiKeys: 50_000,
+  /** Chatbots by id, and lists of chatbots by owner: a chatbot carries its system prompt, of any length. */
+  chatbots: 10_000,
+};
 
 /** One map of the read cache: values by key, each loaded once and kept until the database changes. */
 export interface ReadCacheMap<Value> {
@@ -13,8 +18,8 @@ export interface ReadCacheMap<Value> {
 
 /** A cache of rows that are read on every request and rarely written, never stale. */
 export interface ReadCache {
-  /** A new map, emptied with every other one whenever the database may have changed. */
-  map<Value>(): ReadCacheMap<Value>;
+  /** A new map of at most `maxEntries` values (0: none), emptied with every other one whenever the database may have changed. */
+  map<Value>(maxEntries: number): ReadCacheMap<Value>;
   /**
    * Runs a write step that touches none of the cached tables, so the cache survives it. Any
    * other write on this connection empties the cache at the next read.
@@ -30,12 +35,11 @@ export interface ReadCache {
  *   moves; or
  * - this connection changed rows (`total_changes()` moves) in any step other than those run
  *   through `keepingCache` (the chat's own writes, which touch no cached table).
- * The check costs two prepared one-row statements, about 1.5 µs. Each map keeps at most
- * `maxEntries` values and drops the oldest first; misses are not remembered, so unknown keys
- * cannot push out known ones.
+ * The check costs two prepared one-row statements (2–3 µs: the first takes WAL's shared lock,
+ * as any read does). Each map keeps at most its `maxEntries` values and drops the oldest
+ * first; misses are not remembered, so unknown keys cannot push out known ones.
  */
-export function createReadCache(database: Database, maxEntries: number = DEFAULT_READ_CACHE_ENTRIES): ReadCache {
-  if (!Number.isInteger(maxEntries) || maxEntries < 0) throw new RangeError(`readCacheEntries must be a whole number (got ${maxEntries}).`);
+export function createReadCache(database: Database): ReadCache {
   const dataVersion = database.prepare("PRAGMA data_version").pluck();
   const totalChanges = database.prepare("SELECT total_changes()").pluck();
   const maps: Map<string, unknown>[] = [];
@@ -52,7 +56,8 @@ export function createReadCache(database: Database, maxEntries: number = DEFAULT
   };
 
   return {
-    map<Value>(): ReadCacheMap<Value> {
+    map<Value>(maxEntries: number): ReadCacheMap<Value> {
+      if (!Number.isInteger(maxEntries) || maxEntries < 0) throw new RangeError(`A read cache bound must be a whole number (got ${maxEntries}).`);
       const entries = new Map<string, Value>();
       maps.push(entries);
       return {

@@ -13,7 +13,7 @@ import {
   toFlag,
   userFromRow,
 } from "./sqlite-storage-rows.js";
-import { createReadCache } from "./sqlite-storage-read-cache.js";
+import { createReadCache, DEFAULT_READ_CACHE_LIMITS } from "./sqlite-storage-read-cache.js";
 import { createSqliteWebhookStorage } from "./sqlite-webhook-storage.js";
 import {
   firstFreeSlug,
@@ -30,9 +30,11 @@ const _everyChangeableField: [Exclude<keyof ChatbotChanges, (typeof CHANGEABLE_F
 
 /**
  * Either a handle from `openDatabase` (the caller closes it) or a path to open (closed by
- * `close()`); `readCacheEntries` bounds each map of the read cache (default 50,000; 0 turns it off).
+ * `close()`); `readCache` bounds the read cache (entries; 0 turns that part off).
  */
-export type SqliteStorageOptions = ({ database: Database } | { path: string; busyTimeoutMs?: number }) & { readCacheEntries?: number };
+export type SqliteStorageOptions = ({ database: Database } | { path: string; busyTimeoutMs?: number }) & {
+  readCache?: Partial<typeof DEFAULT_READ_CACHE_LIMITS>;
+};
 
 /**
  * The Storage port on better-sqlite3. Each method runs as one synchronous transaction
@@ -50,12 +52,13 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const transaction = database.transaction((step: () => unknown) => step());
   const write = <Result>(step: () => Result): Result => transaction.immediate(step) as Result;
   const read = <Result>(step: () => Result): Result => transaction.deferred(step) as Result;
-  const cache = createReadCache(database, options.readCacheEntries);
+  const cache = createReadCache(database);
+  const limits = { ...DEFAULT_READ_CACHE_LIMITS, ...options.readCache };
   // For steps that write none of the cached tables (users, plans, api_keys, chatbots).
   const writeKeepingCache = <Result>(step: () => Result): Result => cache.keepingCache(() => write(step));
-  const keysByHash = cache.map<{ apiKey: ApiKey; user: User }>();
-  const chatbotsById = cache.map<Chatbot>();
-  const chatbotsByOwner = cache.map<Chatbot[]>();
+  const keysByHash = cache.map<{ apiKey: ApiKey; user: User }>(limits.apiKeys);
+  const chatbotsById = cache.map<Chatbot>(limits.chatbots);
+  const chatbotsByOwner = cache.map<Chatbot[]>(limits.chatbots);
   const webhooks = createSqliteWebhookStorage(database, writeKeepingCache);
 
   return {
