@@ -205,4 +205,16 @@ describe("request ids and the access log", () => {
     const generated = await call(`${server.url}/healthz`, { headers: { "x-request-id": "bad id with spaces" } });
     expect(generated.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
+
+  it("redacts key-shaped text a client puts in the path or the request id from the access line", async () => {
+    const pathSecret = `prl_${"p".repeat(43)}`;
+    const idSecret = "sk-proj-abcdef123456";
+    const response = await call(`${server.url}/v1/chatbots/${pathSecret}`, { key: await freshKey(), headers: { "x-request-id": idSecret } });
+    expect(response).toMatchObject({ status: 404, json: { detail: "Chatbot not found." } });
+    expect(response.headers.get("x-request-id")).toBe(idSecret);
+    const line = server.logs.find((entry) => entry.path === "/v1/chatbots/[redacted]")!;
+    expect(line).toMatchObject({ level: "info", msg: "request", request_id: "[redacted]", method: "GET", status: 404 });
+    expect(Object.keys(line)).toEqual(["level", "msg", "request_id", "method", "path", "status", "duration_ms", "key_id"]);
+    expect(JSON.stringify(server.logs)).not.toContain(pathSecret);
+  });
 });
