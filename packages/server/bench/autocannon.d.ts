@@ -13,7 +13,11 @@ declare module "autocannon" {
     url: string;
     connections?: number;
     duration?: number;
+    /** Stop after this many requests in all (instead of after `duration`). */
+    amount?: number;
     pipelining?: number;
+    /** Requests per second for all connections together (no limit by default). */
+    overallRate?: number;
     timeout?: number;
     method?: string;
     headers?: Record<string, string>;

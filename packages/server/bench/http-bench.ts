@@ -3,6 +3,11 @@
 // machine. Reports requests/s, p50/p99 latency, non-2xx answers, CPU used by each process,
 // and the server's peak memory. Options: --duration S (10), --connections N (10),
 // --chunks N (10000), --only list|chat, --no-baseline, --profile DIR (server --cpu-prof),
+// --perf (server --perf-basic-prof, so `perf record -p PID` names JavaScript functions),
+// --rate N (hold every run at N requests/s in all, so CPU per request compares between
+// servers at the same load: a saturated server batches more and spends less per request),
+// --stub-core (also measure the HTTP layer alone in front of a stub core; on by default
+// when both routes run),
 // --corpus DIR (a BEIR folder, e.g. SciFact: real abstracts and real questions instead of the
 // generated support knowledge base).
 import autocannon, { type Request, type Result } from "autocannon";
@@ -24,6 +29,9 @@ const { values: flags } = parseArgs({
     only: { type: "string" },
     "no-baseline": { type: "boolean", default: false },
     profile: { type: "string" },
+    perf: { type: "boolean", default: false },
+    "stub-core": { type: "boolean", default: false },
+    rate: { type: "string" },
     corpus: { type: "string" },
   },
 });
@@ -75,12 +83,28 @@ function requestLists(route: "list" | "chat", keys: string[], chatbotId: string)
 
 async function drive(url: string, requests: (connection: number) => Request[], seconds: number): Promise<Result> {
   let connection = 0;
-  return autocannon({ url, connections: CONNECTIONS, duration: seconds, setupClient: (client) => client.setRequests(requests(connection++)) });
+  const rate = flags.rate === undefined ? {} : { overallRate: Number(flags.rate) };
+  return autocannon({ url, connections: CONNECTIONS, duration: seconds, ...rate, setupClient: (client) => client.setRequests(requests(connection++)) });
 }
 
-/** One measured run (after a warm-up), with the CPU seconds each process spent in it. */
-async function measure(name: string, url: string, requests: (connection: number) => Request[], pids: { server?: number; provider?: number }): Promise<Measured> {
+/**
+ * One measured run (after a warm-up), with the CPU seconds each process spent in it. With
+ * `warmEveryKey`, the warm-up also sends each connection's whole list once, so the measured
+ * seconds see the server's steady state (every key read once since start), not its first
+ * lookup of each of the 20,000 keys.
+ */
+async function measure(
+  name: string,
+  url: string,
+  requests: (connection: number) => Request[],
+  pids: { server?: number; provider?: number },
+  options: { warmEveryKey?: boolean } = {},
+): Promise<Measured> {
   await drive(url, requests, WARMUP_SECONDS);
+  if (options.warmEveryKey === true) {
+    let connection = 0;
+    await autocannon({ url, connections: CONNECTIONS, amount: KEYS, setupClient: (client) => client.setRequests(requests(connection++)) });
+  }
   const before = { server: cpuSeconds(pids.server), provider: cpuSeconds(pids.provider), client: process.cpuUsage() };
   const result = await drive(url, requests, DURATION);
   const client = process.cpuUsage(before.client);
@@ -97,7 +121,7 @@ async function measure(name: string, url: string, requests: (connection: number)
 async function main(): Promise<void> {
   const cpuList = cpus();
   say(`Machine: ${cpuList[0]?.model ?? "unknown CPU"}, ${cpuList.length} cores, Node ${process.version}, load average ${loadavg().map((value) => value.toFixed(2)).join(" ")}`);
-  say(`Load: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${DURATION} s per route; client, server and fake provider on this machine.`);
+  say(`Load: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${DURATION} s per route${flags.rate === undefined ? "" : `, held at ${flags.rate} requests/s`}; client, server and fake provider on this machine.`);
   say(`Limits raised so they refuse nothing: PARLEY_KEY_RATE_LIMIT=${LIMITS.keyRateLimit}, PARLEY_CONVERSATION_RATE_LIMIT=${LIMITS.conversationRateLimit}, plan quota ${LIMITS.monthlyMessages.toLocaleString("en")} messages/month; requests rotate over ${KEYS.toLocaleString("en")} keys (at most one request per key per second at 20,000 req/s, as the default limit of 60 a minute would require).`);
   const folder = mkdtempSync(join(tmpdir(), "parley-http-bench-"));
   const children: Child[] = [];
@@ -124,7 +148,7 @@ async function main(): Promise<void> {
         `through admin.ingestDocument with the local embedder), ${KEYS.toLocaleString("en")} API keys.`,
     );
 
-    const profile = flags.profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${flags.profile}`];
+    const profile = [...(flags.profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${flags.profile}`]), ...(flags.perf ? ["--perf-basic-prof"] : [])];
     const server = await startChild({
       nodeArgs: [...TSX, ...profile],
       script: join(BENCH, "serve-from-source.ts"),
@@ -155,8 +179,23 @@ async function main(): Promise<void> {
       runs.push({ run: baseline });
       say(report(baseline));
     }
+    if (flags["stub-core"] || (!flags["no-baseline"] && flags.only === undefined)) {
+      const stub = await startChild({
+        nodeArgs: TSX,
+        script: join(BENCH, "stub-core-server.ts"),
+        env: { PATH: env.PATH },
+        cwd: ROOT,
+        ready: /^(http:\S+)$/m,
+        stdout: "ignore",
+      });
+      children.push(stub.child);
+      const layer = await measure("GET /v1/chatbots, HTTP layer on a stub core", stub.match, requestLists("list", seeded.keys, seeded.chatbotId), { server: stub.child.process.pid });
+      await stub.child.stop();
+      runs.push({ run: layer });
+      say(report(layer));
+    }
     const routes = {
-      list: () => measure("GET /v1/chatbots", server.match, requestLists("list", seeded.keys, seeded.chatbotId), pids),
+      list: () => measure("GET /v1/chatbots", server.match, requestLists("list", seeded.keys, seeded.chatbotId), pids, { warmEveryKey: true }),
       chat: () => measure("POST /v1/chatbots/{id}/chat", server.match, requestLists("chat", seeded.keys, seeded.chatbotId), pids),
     };
     for (const name of ["list", "chat"] as const) {

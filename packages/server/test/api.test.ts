@@ -176,6 +176,21 @@ describe("provider failures and takeover", () => {
     await runCli(["bot", "resume", botId], context.env);
     expect((await call(`${server.url}/v1/chatbots/${botId}/chat`, { key: pauseKey, body: { message: "hi" } })).status).toBe(200);
   });
+
+  it("shows a change the CLI made in another process on the very next request (the server caches reads)", async () => {
+    const listKey = await freshKey();
+    const isActive = async () => {
+      const list = (await call(`${server.url}/v1/chatbots`, { key: listKey })).json as { id: string; is_active: boolean }[];
+      const detail = (await call(`${server.url}/v1/chatbots/${botId}`, { key: listKey })).json as { is_active: boolean };
+      return [list.find((bot) => bot.id === botId)?.is_active, detail.is_active];
+    };
+    expect(await isActive()).toEqual([true, true]);
+    expect(await isActive()).toEqual([true, true]);
+    await runCli(["bot", "pause", botId], context.env);
+    expect(await isActive()).toEqual([false, false]);
+    await runCli(["bot", "resume", botId], context.env);
+    expect(await isActive()).toEqual([true, true]);
+  });
 });
 
 describe("request ids and the access log", () => {
@@ -189,5 +204,17 @@ describe("request ids and the access log", () => {
     expect(JSON.stringify(server.logs)).not.toContain(logKey);
     const generated = await call(`${server.url}/healthz`, { headers: { "x-request-id": "bad id with spaces" } });
     expect(generated.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("redacts key-shaped text a client puts in the path or the request id from the access line", async () => {
+    const pathSecret = `prl_${"p".repeat(43)}`;
+    const idSecret = "sk-proj-abcdef123456";
+    const response = await call(`${server.url}/v1/chatbots/${pathSecret}`, { key: await freshKey(), headers: { "x-request-id": idSecret } });
+    expect(response).toMatchObject({ status: 404, json: { detail: "Chatbot not found." } });
+    expect(response.headers.get("x-request-id")).toBe(idSecret);
+    const line = server.logs.find((entry) => entry.path === "/v1/chatbots/[redacted]")!;
+    expect(line).toMatchObject({ level: "info", msg: "request", request_id: "[redacted]", method: "GET", status: 404 });
+    expect(Object.keys(line)).toEqual(["level", "msg", "request_id", "method", "path", "status", "duration_ms", "key_id"]);
+    expect(JSON.stringify(server.logs)).not.toContain(pathSecret);
   });
 });

@@ -1,6 +1,6 @@
 import type { Database } from "better-sqlite3";
 import { conflict } from "@parley/core";
-import type { Chatbot, ChatbotChanges, Storage } from "@parley/core";
+import type { ApiKey, Chatbot, ChatbotChanges, Storage, User } from "@parley/core";
 import { openDatabase } from "./database.js";
 import {
   apiKeyFromRow,
@@ -13,6 +13,7 @@ import {
   toFlag,
   userFromRow,
 } from "./sqlite-storage-rows.js";
+import { createReadCache, DEFAULT_READ_CACHE_LIMITS } from "./sqlite-storage-read-cache.js";
 import { createSqliteWebhookStorage } from "./sqlite-webhook-storage.js";
 import {
   firstFreeSlug,
@@ -27,14 +28,21 @@ const CHANGEABLE_FIELDS = ["isActive", "deletedAt", "name", "systemPrompt", "fal
 // Stops compiling when ChatbotChanges gains a field the list (and the UPDATE statement) lacks.
 const _everyChangeableField: [Exclude<keyof ChatbotChanges, (typeof CHANGEABLE_FIELDS)[number]>] extends [never] ? true : false = true;
 
-/** Either a handle from `openDatabase` (the caller closes it) or a path to open (closed by `close()`). */
-export type SqliteStorageOptions = { database: Database } | { path: string; busyTimeoutMs?: number };
+/**
+ * Either a handle from `openDatabase` (the caller closes it) or a path to open (closed by
+ * `close()`); `readCache` bounds the read cache (entries; 0 turns that part off).
+ */
+export type SqliteStorageOptions = ({ database: Database } | { path: string; busyTimeoutMs?: number }) & {
+  readCache?: Partial<typeof DEFAULT_READ_CACHE_LIMITS>;
+};
 
 /**
  * The Storage port on better-sqlite3. Each method runs as one synchronous transaction
  * (IMMEDIATE for writes, so the write lock is taken before the first read and two connections
  * cannot both read the same quota and both write) and only then resolves its promise: no
  * transaction is ever open across an `await`, and a throw anywhere rolls the whole step back.
+ * API keys with their owner and chatbots are read through a cache that empties itself whenever
+ * the database may have changed (sqlite-storage-read-cache.ts); callers get copies.
  */
 export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const ownsDatabase = !("database" in options);
@@ -44,7 +52,14 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const transaction = database.transaction((step: () => unknown) => step());
   const write = <Result>(step: () => Result): Result => transaction.immediate(step) as Result;
   const read = <Result>(step: () => Result): Result => transaction.deferred(step) as Result;
-  const webhooks = createSqliteWebhookStorage(database, write);
+  const cache = createReadCache(database);
+  const limits = { ...DEFAULT_READ_CACHE_LIMITS, ...options.readCache };
+  // For steps that write none of the cached tables (users, plans, api_keys, chatbots).
+  const writeKeepingCache = <Result>(step: () => Result): Result => cache.keepingCache(() => write(step));
+  const keysByHash = cache.map<{ apiKey: ApiKey; user: User }>(limits.apiKeys);
+  const chatbotsById = cache.map<Chatbot>(limits.chatbots);
+  const chatbotsByOwner = cache.map<Chatbot[]>(limits.chatbots);
+  const webhooks = createSqliteWebhookStorage(database, writeKeepingCache);
 
   return {
     async upsertPlan(plan) {
@@ -95,11 +110,14 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       return { ...key };
     },
     async findApiKeyByHash(keyHash) {
-      return read(() => {
-        const keyRow = statements.getApiKeyByHash.get(keyHash);
-        const userRow = keyRow && statements.getUser.get(keyRow.user_id);
-        return keyRow && userRow ? { apiKey: apiKeyFromRow(keyRow), user: userFromRow(userRow) } : null;
-      });
+      const found = keysByHash.get(keyHash, () =>
+        read(() => {
+          const keyRow = statements.getApiKeyByHash.get(keyHash);
+          const userRow = keyRow && statements.getUser.get(keyRow.user_id);
+          return keyRow && userRow ? { apiKey: apiKeyFromRow(keyRow), user: userFromRow(userRow) } : null;
+        }),
+      );
+      return found && { apiKey: { ...found.apiKey }, user: { ...found.user } };
     },
     async revokeApiKey(id, at) {
       const row = write(() => statements.revokeApiKey.get(at, id));
@@ -114,11 +132,15 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       });
     },
     async getChatbot(id) {
-      const row = statements.getChatbot.get(id);
-      return row ? chatbotFromRow(row) : null;
+      const chatbot = chatbotsById.get(id, () => {
+        const row = statements.getChatbot.get(id);
+        return row ? chatbotFromRow(row) : null;
+      });
+      return chatbot && { ...chatbot };
     },
     async listChatbots(ownerId) {
-      return statements.listChatbots.all(ownerId).map(chatbotFromRow);
+      const chatbots = chatbotsByOwner.get(ownerId, () => statements.listChatbots.all(ownerId).map(chatbotFromRow));
+      return chatbots!.map((chatbot) => ({ ...chatbot }));
     },
     async updateChatbot(id, changes) {
       return write(() => {
@@ -145,7 +167,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     },
 
     async acceptUserMessage(input) {
-      return write(() => {
+      return writeKeepingCache(() => {
         const reserved = statements.reserveMonthlyQuota.get({ user_id: input.userId, month: input.month, limit: input.monthlyLimit });
         if (!reserved) {
           // The failed UPSERT wrote nothing, so the refusal leaves no trace.
@@ -180,7 +202,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     },
     async appendAssistantMessage(input) {
       const { id, conversationId, content, author, at } = input;
-      return write(() => insertMessage(statements, { id, conversationId, role: "assistant", author, content, createdAt: at }));
+      return writeKeepingCache(() => insertMessage(statements, { id, conversationId, role: "assistant", author, content, createdAt: at }));
     },
 
     async findConversation(chatbotId, sessionId) {
@@ -188,7 +210,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       return row ? conversationFromRow(row) : null;
     },
     async setHumanTakeover(input) {
-      return write(() => {
+      return writeKeepingCache(() => {
         const found = statements.findConversation.get(input.chatbotId, input.sessionId);
         if (found) {
           statements.setHumanTakeover.run(toFlag(input.humanTakeover), found.id);

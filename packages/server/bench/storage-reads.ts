@@ -1,0 +1,43 @@
+// The list route's core calls in process, without HTTP: `authenticate`, `admitRequest` and
+// `listChatbots` on a SQLite database with 2,000 keys, and the read cache's own check.
+// `node --conditions=source --import tsx packages/server/bench/storage-reads.ts`
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../src/runtime/config.js";
+import { openParley } from "../src/runtime/open-parley.js";
+
+const KEYS = 2_000;
+const CALLS = 50_000;
+
+const folder = mkdtempSync(join(tmpdir(), "parley-storage-reads-"));
+const runtime = openParley(loadConfig({ PATH: "", PARLEY_DB: join(folder, "parley.db"), PARLEY_KEY_RATE_LIMIT: "1000000" }));
+try {
+  const { parley, database } = runtime;
+  const user = await parley.admin.createUser({ email: "bench@example.com" });
+  const keys: string[] = [];
+  for (let index = 0; index < KEYS; index += 1) keys.push((await parley.admin.createApiKey({ userId: user.id })).key);
+  await parley.admin.createChatbot({ userId: user.id, name: "Bench", provider: "openai", model: "m" });
+  const callers = await Promise.all(keys.slice(0, 10).map((key) => parley.authenticate(key)));
+  const dataVersion = database.prepare("PRAGMA data_version").pluck();
+  const totalChanges = database.prepare("SELECT total_changes()").pluck();
+
+  /** Mean µs a call, after a tenth as many calls of warm-up. */
+  const time = async (name: string, call: (index: number) => unknown) => {
+    for (let index = 0; index < CALLS / 10; index += 1) await call(index);
+    const started = performance.now();
+    for (let index = 0; index < CALLS; index += 1) await call(index);
+    process.stdout.write(`${name.padEnd(34)} ${(((performance.now() - started) / CALLS) * 1000).toFixed(2)} µs\n`);
+  };
+  for (let round = 1; round <= 2; round += 1) {
+    process.stdout.write(`round ${round}\n`);
+    await time("authenticate (2,000 keys in turn)", (index) => parley.authenticate(keys[index % KEYS]));
+    await time("listChatbots", (index) => parley.listChatbots(callers[index % callers.length]!));
+    await time("admitRequest", (index) => parley.admitRequest(callers[index % callers.length]!));
+    await time("PRAGMA data_version", () => dataVersion.get());
+    await time("SELECT total_changes()", () => totalChanges.get());
+  }
+} finally {
+  runtime.close();
+  rmSync(folder, { recursive: true, force: true });
+}

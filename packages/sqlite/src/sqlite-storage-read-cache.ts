@@ -1,0 +1,90 @@
+import type { Database } from "better-sqlite3";
+
+/** How many entries the storage's cache maps hold at most, unless its options say otherwise. */
+export const DEFAULT_READ_CACHE_LIMITS = {
+  /** API keys with their owner: a few hundred bytes each; enough for 20,000 requests/s each on its own key. */
+  apiKeys: 50_000,
+  /** Chatbots by id, and lists of chatbots by owner: a chatbot carries its system prompt, of any length. */
+  chatbots: 10_000,
+};
+
+/** One map of the read cache: values by key, each loaded once and kept until the database changes. */
+export interface ReadCacheMap<Value> {
+  /** The cached value for `key`, or `load()`'s (cached unless null: a miss is never remembered). */
+  get(key: string, load: () => Value | null): Value | null;
+  /** How many entries the map holds now (for tests of the bound). */
+  readonly size: number;
+}
+
+/** A cache of rows that are read on every request and rarely written, never stale. */
+export interface ReadCache {
+  /** A new map of at most `maxEntries` values (0: none), emptied with every other one whenever the database may have changed. */
+  map<Value>(maxEntries: number): ReadCacheMap<Value>;
+  /**
+   * Runs a write step that touches none of the cached tables, so the cache survives it. Any
+   * other write on this connection empties the cache at the next read.
+   */
+  keepingCache<Result>(step: () => Result): Result;
+}
+
+/**
+ * A per-connection cache for the reads behind every request (the API key and its owner, a
+ * chatbot, an owner's list of chatbots). It is never stale: before every read it asks SQLite
+ * whether the database changed, and empties itself when
+ * - another connection committed (any process, e.g. the `parley` CLI): `PRAGMA data_version`
+ *   moves; or
+ * - this connection changed rows (`total_changes()` moves) in any step other than those run
+ *   through `keepingCache` (the chat's own writes, which touch no cached table).
+ * The check costs two prepared one-row statements (2–3 µs: the first takes WAL's shared lock,
+ * as any read does). Each map keeps at most its `maxEntries` values and drops the oldest
+ * first; misses are not remembered, so unknown keys cannot push out known ones.
+ */
+export function createReadCache(database: Database): ReadCache {
+  const dataVersion = database.prepare("PRAGMA data_version").pluck();
+  const totalChanges = database.prepare("SELECT total_changes()").pluck();
+  const maps: Map<string, unknown>[] = [];
+  let seenVersion = dataVersion.get();
+  let seenChanges = totalChanges.get();
+
+  const forgetIfChanged = () => {
+    const version = dataVersion.get();
+    const changes = totalChanges.get();
+    if (version === seenVersion && changes === seenChanges) return;
+    for (const entries of maps) entries.clear();
+    seenVersion = version;
+    seenChanges = changes;
+  };
+
+  return {
+    map<Value>(maxEntries: number): ReadCacheMap<Value> {
+      if (!Number.isInteger(maxEntries) || maxEntries < 0) throw new RangeError(`A read cache bound must be a whole number (got ${maxEntries}).`);
+      const entries = new Map<string, Value>();
+      maps.push(entries);
+      return {
+        get(key, load) {
+          forgetIfChanged();
+          const cached = entries.get(key);
+          if (cached !== undefined) return cached;
+          const value = load();
+          if (value === null || maxEntries === 0) return value;
+          if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
+          entries.set(key, value);
+          return value;
+        },
+        get size() {
+          return entries.size;
+        },
+      };
+    },
+    keepingCache(step) {
+      const before = totalChanges.get();
+      try {
+        return step();
+      } finally {
+        // Only when nothing else changed since the last check: otherwise that earlier change
+        // must still empty the cache at the next read.
+        if (before === seenChanges) seenChanges = totalChanges.get();
+      }
+    },
+  };
+}
