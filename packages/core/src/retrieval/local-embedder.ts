@@ -41,12 +41,11 @@ function mix(hash: number): number {
   return (hash ^ (hash >>> 16)) >>> 0;
 }
 
-function normalizeInto(target: Float64Array): void {
+/** 1 / the L2 norm of a vector, or 1 for the zero vector (which scaling then leaves as it is). */
+function inverseNorm(values: Float64Array): number {
   let sum = 0;
-  for (let index = 0; index < target.length; index++) sum += target[index]! * target[index]!;
-  if (sum === 0) return;
-  const scale = 1 / Math.sqrt(sum);
-  for (let index = 0; index < target.length; index++) target[index]! *= scale;
+  for (let index = 0; index < values.length; index++) sum += values[index]! * values[index]!;
+  return sum === 0 ? 1 : 1 / Math.sqrt(sum);
 }
 
 /**
@@ -96,7 +95,8 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedde
   /** +weight or -weight by a feature's sign bit, without a branch. */
   const SIGNS = [1, -1];
 
-  const embedOne = (text: string): Float32Array => {
+  /** Writes the embedding of `text` into `out` (a view of the batch's one allocation). */
+  const embedOne = (text: string, out: Float32Array): void => {
     wordBlock.fill(0);
     gramBlock.fill(0);
     const { slots, length } = table.countWords(text);
@@ -109,11 +109,15 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedde
       wordBlock[pool[start]! >>> 1]! += SIGNS[pool[start]! & 1]! * weight;
       for (let feature = start + 1; feature < end; feature++) gramBlock[pool[feature]! >>> 1]! += SIGNS[pool[feature]! & 1]! * weight;
     }
-    normalizeInto(wordBlock);
-    normalizeInto(gramBlock);
-    for (let index = 0; index < dimensions; index++) vector[index] = wordBlock[index]! + ngramWeight * gramBlock[index]!;
-    normalizeInto(vector);
-    return new Float32Array(vector);
+    // Each block normalised, summed with the n-gram weight, normalised again: fused into three
+    // passes, in the same order of operations as normalising each array in place.
+    const wordScale = inverseNorm(wordBlock);
+    const gramScale = inverseNorm(gramBlock);
+    for (let index = 0; index < dimensions; index++) {
+      vector[index] = wordBlock[index]! * wordScale + ngramWeight * (gramBlock[index]! * gramScale);
+    }
+    const scale = inverseNorm(vector);
+    for (let index = 0; index < dimensions; index++) out[index] = vector[index]! * scale;
   };
 
   return {
@@ -121,6 +125,14 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedde
     dimensions,
     maxBatchSize: 256,
     fusion: options.fusion ?? LOCAL_EMBEDDER_FUSION,
-    embed: async (texts) => texts.map(embedOne),
+    embed: async (texts) => {
+      // One allocation for the batch: a 4 KB array per text cost as much as scaling it.
+      const batch = new Float32Array(texts.length * dimensions);
+      return texts.map((text, index) => {
+        const out = batch.subarray(index * dimensions, (index + 1) * dimensions);
+        embedOne(text, out);
+        return out;
+      });
+    },
   };
 }
