@@ -2,9 +2,9 @@ import type { Database } from "better-sqlite3";
 import { createInt8Columns, type Int8Columns } from "./int8-columns.js";
 
 /** Query dimensions scored in the first pass, at most; enough to hold most of a query's weight. */
-const MAX_PROBED_DIMENSIONS = 48;
+const MAX_PROBED_DIMENSIONS = 64;
 /** The first pass stops adding dimensions once they hold this share of the query's squared norm. */
-const PROBED_ENERGY = 0.8;
+const PROBED_ENERGY = 0.85;
 
 /** Bytes of int8 copies kept across chatbots; the least recently searched are dropped first. */
 const CACHE_BYTES = 512 * 2 ** 20;

@@ -12,7 +12,7 @@ export interface SqliteSearchIndexOptions {
   titleWeight?: number;
   /**
    * How many first-pass candidates a vector search re-scores by exact cosine, per result asked for
-   * (default 8, at least 100 in all): the recall/speed trade-off of the first pass.
+   * (default 5, at least 100 in all): the recall/speed trade-off of the first pass.
    */
   oversampling?: number;
   /**
@@ -64,7 +64,7 @@ const toBlob = (vector: Float32Array) => Buffer.from(vector.buffer, vector.byteO
 export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): SearchIndex {
   const { database } = options;
   const titleWeight = options.titleWeight ?? 3;
-  const oversampling = options.oversampling ?? 8;
+  const oversampling = options.oversampling ?? 5;
   const postingBudget = options.keywordPostingBudget ?? Number.POSITIVE_INFINITY;
 
   const statements = {
