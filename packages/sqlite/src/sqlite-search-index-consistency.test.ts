@@ -5,9 +5,11 @@ import { join } from "node:path";
 import { build } from "tsup";
 import type { Database } from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { openDatabase, schemaVersion } from "./database.js";
+import BetterSqlite3 from "better-sqlite3";
+import { migrate, openDatabase, schemaVersion } from "./database.js";
+import { MIGRATIONS } from "./migrations/index.js";
 import { CRASH_CHATBOT, CRASH_CHUNKS, CRASH_SPACE } from "./sqlite-search-index-crash-child.js";
-import { ftsTableOf } from "./sqlite-search-index-keyword.js";
+import { FTS_AUTOMERGE, ftsTableOf } from "./sqlite-search-index-keyword.js";
 import { createSqliteSearchIndex } from "./sqlite-search-index.js";
 
 const directory = mkdtempSync(join(tmpdir(), "parley-search-"));
@@ -18,6 +20,7 @@ afterAll(() => {
 
 const SPACE = { embedderId: "test-4", dimensions: 4 };
 const BOT = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee";
+const OTHER_BOT = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb";
 const unit = (...values: number[]) => Float32Array.from(values);
 
 /** Each chatbot's FTS5 table holds exactly its chunks and passes FTS5's own integrity check. */
@@ -45,6 +48,24 @@ describe("SQLite search index storage", () => {
     const reopened = openDatabase({ path: join(directory, "migrate.db") });
     expect(schemaVersion(reopened)).toBeGreaterThanOrEqual(2);
     reopened.close();
+  });
+
+  it("merges every chatbot's FTS5 segments at FTS_AUTOMERGE, new tables and upgraded ones", async () => {
+    const automergeOf = (database: Database, key: number) =>
+      database.prepare(`SELECT v FROM ${ftsTableOf(key)}_config WHERE k = 'automerge'`).pluck().get();
+    // A database as version 3 left it: a chatbot's table with FTS5's default.
+    const path = join(directory, "automerge.db");
+    const old = new BetterSqlite3(path);
+    migrate(old, MIGRATIONS.slice(0, 3));
+    old.prepare("INSERT INTO search_chatbots (chatbot_id, embedder_id, dimensions) VALUES (?, 'test-4', 4)").run(BOT);
+    old.exec(`CREATE VIRTUAL TABLE ${ftsTableOf(1)} USING fts5 (title, body, content = '', contentless_delete = 1, tokenize = 'porter unicode61')`);
+    expect(automergeOf(old, 1)).toBeUndefined();
+    old.close();
+    const upgraded = openDatabase({ path });
+    expect(automergeOf(upgraded, 1)).toBe(FTS_AUTOMERGE);
+    await createSqliteSearchIndex({ database: upgraded }).replaceDocument(OTHER_BOT, SPACE, { source: "a", title: "A", chunks: [{ text: "new", embedding: unit(1, 0, 0, 0) }] });
+    expect(automergeOf(upgraded, 2)).toBe(FTS_AUTOMERGE);
+    upgraded.close();
   });
 
   it("keeps the chunk table and FTS5 consistent through replaces, deletes and reindexing", async () => {

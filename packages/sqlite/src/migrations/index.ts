@@ -2,6 +2,7 @@ import type { Migration } from "./migration.js";
 import { storageSchema } from "./001-storage.js";
 import { searchSchema } from "./002-search.js";
 import { webhooksSchema } from "./003-webhooks.js";
+import { ftsAutomerge } from "./004-fts-automerge.js";
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [storageSchema, searchSchema, webhooksSchema];
+export const MIGRATIONS: readonly Migration[] = [storageSchema, searchSchema, webhooksSchema, ftsAutomerge];
