@@ -39,6 +39,8 @@ interface PostingTable {
   /** Per row: the last query that touched it (for a sparse accumulator). */
   stamps: Uint32Array;
   scores: Float64Array;
+  /** Scratch of a search: the rows it scored (reused, so a search allocates nothing per posting). */
+  touched: Int32Array;
   stamp: number;
 }
 
@@ -94,6 +96,7 @@ function growRows(table: PostingTable, needed: number): void {
   table.norms = new Float64Array(capacity);
   table.scores = new Float64Array(capacity);
   table.stamps = new Uint32Array(capacity);
+  table.touched = new Int32Array(capacity);
   table.stamp = 0;
 }
 
@@ -192,7 +195,7 @@ export function createPostingCache(database: Database, options: { titleWeight: n
   const emptyTable = (generation: number): PostingTable => ({
     generation, terms: new Map(), ids: new Float64Array(0), sizes: new Float64Array(0), norms: new Float64Array(0),
     count: 0, deleted: 0, rows: new Map(), lastId: 0, totalRows: 0, totalTokens: 0, bytes: 0,
-    stamps: new Uint32Array(0), scores: new Float64Array(0), stamp: 0,
+    stamps: new Uint32Array(0), scores: new Float64Array(0), touched: new Int32Array(0), stamp: 0,
   });
 
   /** Adds `count` instances of a term in a column of a row (the row's last posting if it is that row's). */
@@ -359,8 +362,8 @@ export function createPostingCache(database: Database, options: { titleWeight: n
         table.stamps.fill(0);
         table.stamp = 1;
       }
-      const { stamps, scores, norms, sizes, stamp } = table;
-      const touched: number[] = [];
+      const { stamps, scores, norms, sizes, stamp, touched } = table;
+      let touchedCount = 0;
       for (const term of terms) {
         const { rows, freqs, length } = postingsOf(table, ftsTable, term!);
         let hits = length;
@@ -379,20 +382,20 @@ export function createPostingCache(database: Database, options: { titleWeight: n
           if (stamps[row] !== stamp) {
             stamps[row] = stamp;
             scores[row] = 0 + score;
-            touched.push(row);
+            touched[touchedCount++] = row;
           } else {
             scores[row]! += score;
           }
         }
       }
       evict(key);
-      return topK(touched, scores, table.ids, k);
+      return topK(touched.subarray(0, touchedCount), scores, table.ids, k);
     },
   };
 }
 
 /** The k best rows by score, ties by id, best first (a bounded min-heap over the touched rows). */
-function topK(touched: number[], scores: Float64Array, ids: Float64Array, k: number): ScoredRow[] {
+function topK(touched: Int32Array, scores: Float64Array, ids: Float64Array, k: number): ScoredRow[] {
   const heap: number[] = [];
   // worse(a, b): a ranks below b.
   const worse = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && ids[a]! > ids[b]!);
