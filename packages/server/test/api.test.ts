@@ -59,6 +59,13 @@ describe("the three routes", () => {
     expect(Object.keys(detail.json as object)).toEqual(["id", "name", "slug", "provider", "is_active", "created_at", "system_prompt", "fallback_message"]);
   });
 
+  it("reads the knowledge base's keyword postings ahead once started, and says so in one log line", async () => {
+    await expect.poll(() => server.logs.find((line) => line.event === "search_warmed_up"), { timeout: 10_000 }).toBeDefined();
+    const line = server.logs.find((entry) => entry.event === "search_warmed_up")!;
+    expect(line.chatbots).toBe(1);
+    expect(line.words).toBeGreaterThan(100); // the quickstart's four documents
+  });
+
   it("answers GET /healthz without a key", async () => {
     expect(await call(`${server.url}/healthz`)).toMatchObject({ status: 200, json: { status: "ok" } });
   });

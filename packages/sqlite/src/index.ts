@@ -1,3 +1,3 @@
 export { openDatabase, migrate, schemaVersion, type OpenDatabaseOptions } from "./database.js";
 export { createSqliteStorage, type SqliteStorageOptions } from "./sqlite-storage.js";
-export { createSqliteSearchIndex, type SqliteSearchIndexOptions } from "./sqlite-search-index.js";
+export { createSqliteSearchIndex, type SqliteSearchIndex, type SqliteSearchIndexOptions } from "./sqlite-search-index.js";

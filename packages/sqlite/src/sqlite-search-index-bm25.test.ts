@@ -132,3 +132,45 @@ describe("in-process BM25 over FTS5's postings", () => {
     database.close();
   });
 });
+
+describe("warming up the keyword postings", () => {
+  it("reads every word once, in slices that let other work run, and ranks as FTS5 after", async () => {
+    const database = openDatabase({ path: join(directory, "warm.db") });
+    const fast = createSqliteSearchIndex({ database });
+    const random = seeded(11);
+    await seed(fast, random, 60, "doc");
+    database.exec(`CREATE VIRTUAL TABLE temp.vocabulary USING fts5vocab (main, ${ftsTableOf(1)}, row)`);
+    const vocabulary = database.prepare("SELECT count(*) FROM temp.vocabulary").pluck().get() as number;
+
+    let finished = false;
+    let interleaved = 0;
+    const warming = fast.warmUp({ sliceMs: 0 }).then((result) => ((finished = true), result));
+    const tick = () => {
+      if (finished) return;
+      interleaved++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const result = await warming;
+    expect(result).toEqual({ chatbots: 1, words: vocabulary });
+    expect(interleaved).toBeGreaterThan(10); // one word a slice: other callbacks ran between slices
+    expect(await fast.warmUp()).toEqual({ chatbots: 1, words: 0 }); // nothing left to read
+
+    const fts5 = createSqliteSearchIndex({ database, keywordInProcess: false });
+    await expectSameRanking(fast, fts5, random, 100);
+    database.close();
+  });
+
+  it("stops when its signal aborts, and when the database is closed", async () => {
+    const database = openDatabase({ path: join(directory, "warm-abort.db") });
+    const index = createSqliteSearchIndex({ database });
+    await seed(index, seeded(12), 20, "doc");
+    const controller = new AbortController();
+    const warming = index.warmUp({ signal: controller.signal, sliceMs: 0 });
+    controller.abort();
+    expect(await warming).toEqual({ chatbots: 0, words: 0 });
+    const closing = index.warmUp({ sliceMs: 0 });
+    database.close();
+    expect((await closing).chatbots).toBe(0);
+  });
+});

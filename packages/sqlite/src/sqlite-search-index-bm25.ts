@@ -42,6 +42,8 @@ interface PostingTable {
   /** Scratch of a search: the rows it scored (reused, so a search allocates nothing per posting). */
   touched: Int32Array;
   stamp: number;
+  /** Words still to read ahead of any query (warm), most frequent last; undefined until a warm-up starts. */
+  unread?: string[];
 }
 
 /** A scored row: FTS5's bm25 as a positive number (FTS5 returns its negation). */
@@ -121,6 +123,7 @@ export function createPostingCache(database: Database, options: { titleWeight: n
   const prepared = new Map<
     number,
     {
+      frequent: Statement<[]>;
       totals: Statement<[]>;
       docsizes: Statement<[number]>;
       countBetween: Statement<[number, number]>;
@@ -176,13 +179,15 @@ export function createPostingCache(database: Database, options: { titleWeight: n
     let statements = prepared.get(key);
     if (statements === undefined) {
       database.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${table}_instances USING fts5vocab (main, ${table}, instance)`);
+      database.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${table}_words USING fts5vocab (main, ${table}, row)`);
       statements = {
+        frequent: database.prepare(`SELECT term FROM temp.${table}_words ORDER BY doc`),
         totals: database.prepare(`SELECT block FROM ${table}_data WHERE id = 1`),
         docsizes: database.prepare(`SELECT id, sz FROM ${table}_docsize WHERE id > ?`),
         countBetween: database.prepare(`SELECT count(*) FROM ${table}_docsize WHERE id BETWEEN ? AND ?`),
         idsBetween: database.prepare(`SELECT id FROM ${table}_docsize WHERE id BETWEEN ? AND ?`),
         // One row holding every instance as two JSON arrays: materialising a JS row per instance
-        // cost 3–5 times more (docs/benchmarks.md, "Cold words").
+        // cost 3–5 times more (docs/benchmarks.md, "What changed").
         term: database.prepare(
           `SELECT json_group_array(doc) AS docs, json_group_array(col = 'title') AS titles FROM temp.${table}_instances WHERE term = ?`,
         ),
@@ -348,6 +353,32 @@ export function createPostingCache(database: Database, options: { titleWeight: n
   };
 
   return {
+    /**
+     * Reads ahead the postings of the chatbot's words, most frequent (dearest to read) first,
+     * until `deadline` (a `performance.now()` time) or until the copy holds half the memory
+     * budget; `done` when there is nothing left to read, with the words read. Call inside a read transaction, as for a
+     * search. A server runs this in short slices while idle after a restart, so that the first
+     * questions do not pay each word's first read (docs/retrieval.md, "Warming up").
+     */
+    warm(key: number, ftsTable: string, generation: number, deadline: number): { done: boolean; words: number } {
+      const table = refresh(key, ftsTable, generation);
+      if (table === null) return { done: true, words: 0 };
+      table.unread ??= statementsFor(ftsTable).frequent.pluck().all() as string[];
+      let words = 0;
+      // At least one word a slice, however short the slice.
+      while (table.unread.length > 0 && table.bytes <= cacheBytes / 2) {
+        const word = table.unread.pop()!;
+        if (!table.terms.has(word)) {
+          postingsOf(table, ftsTable, word);
+          words++;
+        }
+        if (performance.now() >= deadline) return { done: false, words };
+      }
+      table.unread = [];
+      evict(key);
+      return { done: true, words };
+    },
+
     /**
      * The best `k` rows for the query words by FTS5's bm25, ties by rowid (as `ORDER BY bm25, id`),
      * or null when the query must go to FTS5. Call inside the read transaction that read `generation`.

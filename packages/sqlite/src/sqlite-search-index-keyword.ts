@@ -82,6 +82,11 @@ export function createKeywordIndex(database: Database, options: { titleWeight: n
     remove(key: number, id: number): void {
       statementsFor(key).remove.run(id);
     },
+    /** Reads the chatbot's postings ahead of queries until `deadline` (see the posting cache's `warm`). */
+    warm(key: number, generation: number, deadline: number): { done: boolean; words: number } {
+      return postings?.warm(key, ftsTableOf(key), generation, deadline) ?? { done: true, words: 0 };
+    },
+
     /**
      * The best `k` rows for arbitrary user text; text without words finds nothing. Scored in
      * process when it can be (the same ranking as FTS5's), else by FTS5. Call inside a read

@@ -29,6 +29,17 @@ export interface SqliteSearchIndexOptions {
   keywordInProcess?: boolean;
 }
 
+/** The SQLite SearchIndex, with what only an in-process index needs. */
+export interface SqliteSearchIndex extends SearchIndex {
+  /**
+   * Reads every chatbot's keyword postings ahead of queries, most frequent words first, in
+   * slices of `sliceMs` (default 10; at least one word each) between which other work runs;
+   * resolves when done or when `signal` aborts, with the chatbots finished and the words read. A server calls it once after opening
+   * the database, so the first questions after a restart do not pay each word's first read.
+   */
+  warmUp(options?: { signal?: AbortSignal; sliceMs?: number }): Promise<{ chatbots: number; words: number }>;
+}
+
 interface ChatbotRow {
   key: number;
   embedder_id: string;
@@ -61,7 +72,7 @@ const toBlob = (vector: Float32Array) => Buffer.from(vector.buffer, vector.byteO
  * int8 copy on the query's heaviest dimensions, then re-scores the best candidates by exact
  * cosine on the stored floats, computed by sqlite-vec's `vec_distance_cosine` (docs/retrieval.md).
  */
-export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): SearchIndex {
+export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): SqliteSearchIndex {
   const { database } = options;
   const titleWeight = options.titleWeight ?? 3;
   const oversampling = options.oversampling ?? 5;
@@ -69,6 +80,7 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
 
   const statements = {
     chatbot: database.prepare<[string], ChatbotRow>("SELECT key, embedder_id, dimensions, generation, epoch FROM search_chatbots WHERE chatbot_id = ?"),
+    chatbotIds: database.prepare<[], { chatbot_id: string }>("SELECT chatbot_id FROM search_chatbots ORDER BY key"),
     insertChatbot: database.prepare("INSERT INTO search_chatbots (chatbot_id, embedder_id, dimensions) VALUES (?, ?, ?)"),
     bump: database.prepare("UPDATE search_chatbots SET generation = generation + 1 WHERE key = ?"),
     bumpEpoch: database.prepare("UPDATE search_chatbots SET epoch = epoch + 1 WHERE key = ?"),
@@ -195,7 +207,30 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     return keyword.search(row.key, row.generation, text, Math.floor(k)).map((hit) => hitOf(hit, -hit.score));
   });
 
+  // One slice of a warm-up in one read transaction, as a search reads.
+  const warmSlice = database.transaction((chatbotId: string, deadline: number) => {
+    const row = statements.chatbot.get(chatbotId);
+    return row === undefined ? { done: true, words: 0 } : keyword.warm(row.key, row.generation, deadline);
+  });
+
   return {
+    async warmUp({ signal, sliceMs = 10 } = {}) {
+      let chatbots = 0;
+      let words = 0;
+      for (const { chatbot_id: chatbotId } of statements.chatbotIds.all()) {
+        for (;;) {
+          // Yield first: requests arriving meanwhile go before the next slice.
+          await new Promise((resolve) => setImmediate(resolve));
+          if (signal?.aborted || !database.open) return { chatbots, words };
+          const slice = warmSlice(chatbotId, performance.now() + sliceMs);
+          words += slice.words;
+          if (slice.done) break;
+        }
+        chatbots++;
+      }
+      return { chatbots, words };
+    },
+
     async replaceDocument(chatbotId, space, document) {
       return writeDocuments(chatbotId, space, [document]);
     },

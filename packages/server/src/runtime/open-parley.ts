@@ -8,7 +8,7 @@ import {
   type WebhookSecrets,
 } from "@parley/core";
 import { createChatModels, createRemoteEmbedder } from "@parley/providers";
-import { createSqliteSearchIndex, createSqliteStorage, openDatabase } from "@parley/sqlite";
+import { createSqliteSearchIndex, createSqliteStorage, openDatabase, type SqliteSearchIndex } from "@parley/sqlite";
 import type { Database } from "better-sqlite3";
 import { consoleLog } from "../http/create-request-handler.js";
 import type { ServerConfig } from "./config.js";
@@ -23,6 +23,8 @@ export interface ParleyRuntime {
   webhookSecrets: WebhookSecrets;
   /** Webhook delivery; idle until `start()` (`parley serve` starts it, and stops it before closing). */
   dispatcher: WebhookDispatcher;
+  /** The search index, for its warm-up after a start (`parley serve` runs it while idle). */
+  searchIndex: SqliteSearchIndex;
   /** Configured secrets (provider API keys), for redaction from logs. */
   secrets: string[];
   close(): void;
@@ -42,9 +44,10 @@ export function openParley(config: ServerConfig): ParleyRuntime {
   const embedder = embedderFor(config);
   // Loaded on first use, so commands that never touch webhooks create no key file.
   const webhookSecrets = createDerivedWebhookSecrets(() => loadWebhookMasterKey(config));
+  const searchIndex = createSqliteSearchIndex({ database });
   const parley = createParley({
     storage: createSqliteStorage({ database }),
-    searchIndex: createSqliteSearchIndex({ database }),
+    searchIndex,
     embedder,
     chatModels: createChatModels({ env: config.env }),
     webhookSecrets,
@@ -55,5 +58,5 @@ export function openParley(config: ServerConfig): ParleyRuntime {
   });
   const secrets = [config.providers.openai.apiKey, config.providers.anthropic.apiKey, config.secretKey].filter((secret): secret is string => secret !== undefined);
   const dispatcher = parley.createWebhookDispatcher({ log: consoleLog });
-  return { parley, database, embedder, webhookSecrets, dispatcher, secrets, close: () => database.close() };
+  return { parley, database, embedder, webhookSecrets, dispatcher, searchIndex, secrets, close: () => database.close() };
 }

@@ -25,12 +25,21 @@ export async function startServer(options: { runtime: ParleyRuntime; port: numbe
       resolve();
     });
   });
+  // Read the keyword postings ahead in idle slices, so the first questions after a restart do
+  // not each pay their words' first read (docs/retrieval.md, "Warming up").
+  const log = options.log ?? consoleLog;
+  const warming = new AbortController();
+  options.runtime.searchIndex.warmUp({ signal: warming.signal }).then(
+    ({ chatbots, words }) => log({ event: "search_warmed_up", chatbots, words }),
+    (error: unknown) => log({ level: "error", event: "search_warm_up_failed", error: error instanceof Error ? error.message.split("\n")[0] : String(error) }),
+  );
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   let stopping: Promise<void> | undefined;
   const stop = (graceMs = 10_000) =>
     (stopping ??= new Promise<void>((resolve) => {
       // Idle keep-alive sockets would hold close() open; requests in flight finish first.
+      warming.abort();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
       const drained = new Promise<void>((done) => server.close(() => done()));
