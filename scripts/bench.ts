@@ -1,8 +1,10 @@
 // Retrieval speed: `npm run bench [-- --sizes 10000,100000 --noise 30000 --queries 300 --batch-chunks 256]`.
 // Seeds one chatbot with synthetic ~800-character chunks (10 per document) next to other
-// chatbots' chunks, then reports p50/p99 of the whole retrieval step chat runs (embed the query,
-// keyword and vector search, fusion) on a first pass over the queries and on a second, warm one, recall of the vector top 20 against exact cosine, ingestion
-// throughput with the local embedder and the database size. A benchmark, not a test.
+// chatbots' chunks, then reports: p50/p99 of the whole retrieval step chat runs (embed the
+// query, keyword and vector search, fusion) on a first pass over the queries and on a second,
+// warm one; recall of the vector top 20 against exact cosine; the warm-up a restarted server
+// runs (every chatbot's postings read ahead); ingestion throughput with the local embedder; and
+// the database size. A benchmark, not a test.
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
