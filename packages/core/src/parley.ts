@@ -29,7 +29,7 @@ import type { ChunkOptions } from "./retrieval/chunker.js";
 import { randomIds } from "./support/ids.js";
 import { systemClock } from "./support/time.js";
 
-/** The adapters Parley runs on, and settings that differ from DESIGN §4's defaults. */
+/** The adapters Parley runs on, and settings that differ from docs/design.md §4's defaults. */
 export interface ParleyOptions {
   storage: Storage;
   searchIndex: SearchIndex;
@@ -50,7 +50,7 @@ export interface ParleyOptions {
   settings?: Partial<Omit<ParleySettings, "retrieval">> & { retrieval?: Partial<RetrievalSettings> };
 }
 
-/** The default settings of DESIGN §4. */
+/** The default settings of docs/design.md §4. */
 export const DEFAULT_SETTINGS: ParleySettings = {
   keyRequestsPerMinute: 60,
   conversationMessagesPerMinute: 20,

@@ -2,7 +2,7 @@ import type { Chatbot } from "./domain/chatbot.js";
 import type { Plan } from "./domain/user.js";
 import type { FusionParameters } from "./ports/embedder.js";
 
-/** Tunable rules of the service. Every field has the default of DESIGN §4. */
+/** Tunable rules of the service. Every field has the default of docs/design.md §4. */
 export interface ParleySettings {
   /** Requests one API key may make in any 60 s window (default 60). */
   keyRequestsPerMinute: number;

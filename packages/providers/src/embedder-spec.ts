@@ -12,7 +12,7 @@ export type RemoteEmbedderSpec = Extract<EmbedderSpec, { kind: "openai" | "ollam
 const ACCEPTED_FORMS = '"local", "openai:<model>" or "ollama:<model>" (e.g. openai:text-embedding-3-small, ollama:nomic-embed-text)';
 
 /**
- * Parses `PARLEY_EMBEDDER` (DESIGN §7). Unset or blank means `local`: the core's offline hashing
+ * Parses `PARLEY_EMBEDDER` (docs/design.md §7). Unset or blank means `local`: the core's offline hashing
  * embedder, which the server resolves itself. Ollama model names may carry a tag
  * (`ollama:nomic-embed-text:v1.5`): only the first colon separates the kind.
  */

@@ -1,7 +1,7 @@
 import type { Embedder, EmbeddingPurpose, FusionParameters } from "@parley/core";
 import { UnexpectedReplyError } from "./chat-turns.js";
 
-/** Equal-weight RRF with k = 60, the default for a semantic model until measured otherwise (DESIGN §4). */
+/** Equal-weight RRF with k = 60, the default for a semantic model until measured otherwise (docs/design.md §4). */
 export const SEMANTIC_FUSION: FusionParameters = { k: 60, keywordWeight: 1, vectorWeight: 1 };
 
 /**

@@ -1,7 +1,7 @@
 /** The environment variables Parley's providers read; tests inject their own. */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
-/** The documented default deadline of one model call (DESIGN §4). */
+/** The documented default deadline of one model call (docs/design.md §4). */
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** OpenAI's own endpoint; a custom base URL must include `/v1` as this one does. */
@@ -24,7 +24,7 @@ export interface ProviderEnvironment {
 }
 
 /**
- * Reads the variables of DESIGN §7 from `env`. The resolved values are passed to the SDKs
+ * Reads the variables of docs/design.md §7 from `env`. The resolved values are passed to the SDKs
  * explicitly, so the SDKs never fall back to `process.env` behind an injected environment.
  */
 export function readProviderEnvironment(env: Environment = process.env): ProviderEnvironment {

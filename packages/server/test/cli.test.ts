@@ -12,7 +12,7 @@ afterAll(async () => {
 });
 
 describe("the parley CLI", () => {
-  it("prints exactly the JSON documents of DESIGN §6", async () => {
+  it("prints exactly the JSON documents of docs/design.md §6", async () => {
     const cli = (...args: string[]) => runCli(args, context.env);
     expect((await cli("plan", "set", "pro", "--monthly-messages", "5000")).json).toEqual({ name: "pro", monthly_messages: 5000 });
     const user = (await cli("user", "create", "--email", "cli@example.com", "--plan", "pro")).json as Record<string, string>;

@@ -17,7 +17,7 @@ export async function authenticate(dependencies: Pick<Dependencies, "storage">, 
 }
 
 /**
- * Counts one request against the caller's per-key limit (DESIGN §4: N requests in any 60 s
+ * Counts one request against the caller's per-key limit (docs/design.md §4: N requests in any 60 s
  * window; every request let through counts, refused ones do not). Throws `rate_limited`.
  */
 export async function admitRequest(dependencies: Pick<Dependencies, "rateLimiter" | "settings">, caller: Caller): Promise<RateLimitStatus> {

@@ -6,7 +6,7 @@ export interface ChatInput {
   session_id?: string;
 }
 
-/** Longest message, in characters after trimming (DESIGN §4). */
+/** Longest message, in characters after trimming (docs/design.md §4). */
 export const MAX_MESSAGE_CHARS = 32_000;
 /** Longest session id, in characters. */
 export const MAX_SESSION_ID_CHARS = 255;

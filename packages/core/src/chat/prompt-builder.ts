@@ -15,7 +15,7 @@ export interface Prompt {
 }
 
 /**
- * DESIGN §4: one system text — the chatbot's system prompt, then the identity rules, then the
+ * docs/design.md §4: one system text — the chatbot's system prompt, then the identity rules, then the
  * retrieved context — followed by the history turns, oldest first, and the current message.
  */
 export function buildPrompt(input: {

@@ -1,4 +1,4 @@
-/** Payload of `conversation.started` (DESIGN §5). */
+/** Payload of `conversation.started` (docs/design.md §5). */
 export interface ConversationStartedData {
   conversation_id: string;
   chatbot_id: string;
@@ -6,7 +6,7 @@ export interface ConversationStartedData {
   created_at: string;
 }
 
-/** Payload of `message.received` (DESIGN §5). */
+/** Payload of `message.received` (docs/design.md §5). */
 export interface MessageReceivedData {
   message_id: string;
   conversation_id: string;

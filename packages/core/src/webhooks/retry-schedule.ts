@@ -7,7 +7,7 @@ import { millisToMicros } from "../support/time.js";
  */
 export const DEFAULT_RETRY_CEILINGS_MS: readonly number[] = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000, 21_600_000];
 
-/** DESIGN §5: retried for about a day, then failed. */
+/** docs/design.md §5: retried for about a day, then failed. */
 export const DEFAULT_RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** How failed attempts are retried. */
@@ -20,7 +20,7 @@ export interface RetryPolicy {
   random: () => number;
 }
 
-/** The default policy of DESIGN §5. */
+/** The default policy of docs/design.md §5. */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { ceilingsMs: DEFAULT_RETRY_CEILINGS_MS, windowMs: DEFAULT_RETRY_WINDOW_MS, random: Math.random };
 
 /**

@@ -4,7 +4,7 @@ import { formatTimestamp } from "../support/time.js";
 
 const SECRET_PREFIX = "whsec_";
 
-/** The JSON body of DESIGN §5, `{"type","timestamp","data"}`; the same on every attempt. */
+/** The JSON body of docs/design.md §5, `{"type","timestamp","data"}`; the same on every attempt. */
 export function webhookBody(event: OutboxEvent): string {
   return JSON.stringify({ type: event.type, timestamp: formatTimestamp(event.createdAt), data: event.data });
 }

@@ -8,7 +8,7 @@ import { formatTimestamp, millisToMicros, systemClock } from "../support/time.js
 import { attemptDelivery, type AttemptContext, type AttemptReport } from "./attempt-delivery.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-schedule.js";
 
-/** DESIGN §5: a 2xx within 10 s is a delivery. */
+/** docs/design.md §5: a 2xx within 10 s is a delivery. */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 
 /** How to run a dispatcher; everything but storage and secrets has a default. */

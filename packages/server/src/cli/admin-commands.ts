@@ -4,7 +4,7 @@ import { optional, required, UsageError, wholeNumber, type Command } from "./com
 
 const text = { type: "string" } as const;
 
-/** Plans, users, keys, chatbots, takeover, webhooks and conversations (DESIGN §6). */
+/** Plans, users, keys, chatbots, takeover, webhooks and conversations (docs/design.md §6). */
 export const ADMIN_COMMANDS: Command[] = [
   {
     name: "plan set",

@@ -46,7 +46,7 @@ export function createRequestHandler(options: { parley: Parley; log?: LogSink; s
     if (!route) return refusal(new HttpError(404, "Not found."), requestId);
     if (!route.handler) return methodNotAllowed(route.allowed);
 
-    // DESIGN §4 order: 401, then the per-key rate limit, then the body and the chatbot.
+    // docs/design.md §4 order: 401, then the per-key rate limit, then the body and the chatbot.
     let caller: Caller;
     try {
       caller = await parley.authenticate(bearerToken(request.headers.authorization));

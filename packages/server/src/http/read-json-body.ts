@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { HttpError } from "./http-error.js";
 
-/** The largest request body accepted (DESIGN §4). */
+/** The largest request body accepted (docs/design.md §4). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**

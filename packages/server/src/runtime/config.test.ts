@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "./config.js";
 
 describe("loadConfig", () => {
-  it("has the defaults of DESIGN §7", () => {
+  it("has the defaults of docs/design.md §7", () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       databasePath: "./parley.db",

@@ -1,6 +1,6 @@
 import { parseEmbedderSpec, readProviderEnvironment, type EmbedderSpec, type Environment, type ProviderEnvironment } from "@parley/providers";
 
-/** The server's configuration, read from the environment (DESIGN §7) and validated once, at start-up. */
+/** The server's configuration, read from the environment (docs/design.md §7) and validated once, at start-up. */
 export interface ServerConfig {
   databasePath: string;
   port: number;
