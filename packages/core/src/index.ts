@@ -11,6 +11,7 @@ export type * from "./ports/ids.js";
 export type * from "./ports/rate-limiter.js";
 export type * from "./ports/search-index.js";
 export type * from "./ports/storage.js";
+export type * from "./ports/knowledge-sources.js";
 export { fuseByReciprocalRank, type FusedHit } from "./retrieval/fusion.js";
 export { formatTimestamp, monthOf, startOfNextMonth, systemClock } from "./support/time.js";
 export { isUuid, randomIds } from "./support/ids.js";
