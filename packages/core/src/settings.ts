@@ -6,6 +6,8 @@ import type { FusionParameters } from "./ports/embedder.js";
 export interface ParleySettings {
   /** Requests one API key may make in any 60 s window (default 60). */
   keyRequestsPerMinute: number;
+  /** Requests one admin-scoped key may make in any 60 s window (default 600). */
+  adminKeyRequestsPerMinute: number;
   /** Messages one conversation may receive in any 60 s window (default 20). */
   conversationMessagesPerMinute: number;
   /** Stored messages before the current one that the model sees (default 10). */

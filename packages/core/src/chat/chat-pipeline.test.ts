@@ -107,12 +107,13 @@ describe("chat: the seven steps", () => {
 });
 
 describe("chat: events", () => {
-  it("fires conversation.started once per conversation and message.received for every message, in the outbox and on the bus", async () => {
+  it("fires conversation.started once per conversation, message.received for every message and message.sent for every reply, in the outbox and on the bus", async () => {
     const { parley, caller, chatbot, outbox, published, user } = await setup();
     await parley.chat(caller, chatbot.id, { message: "one", session_id: "s" });
     await parley.chat(caller, chatbot.id, { message: "two", session_id: "s" });
     const events = await outbox();
-    expect(events.map((event) => event.type)).toEqual(["conversation.started", "message.received", "message.received"]);
+    expect(events.map((event) => event.type)).toEqual(["conversation.started", "message.received", "message.sent", "message.received", "message.sent"]);
+    expect(events[2]!.data).toMatchObject({ role: "assistant", author: "model", content: "echo: one", session_id: "s" });
     expect(published.map((event) => event.type)).toEqual(events.map((event) => event.type));
     const [started, received] = events;
     expect(started!.userId).toBe(user.id);
@@ -129,7 +130,7 @@ describe("chat: events", () => {
     expect(Object.keys(received!.data).sort()).toEqual(
       ["chatbot_id", "content", "conversation_id", "created_at", "human_takeover", "message_id", "role", "session_id"],
     );
-    expect(received!.data.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/);
+    expect((received!.data as { created_at: string }).created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/);
   });
 
   it("does not turn a throwing bus subscriber into a failed chat", async () => {
@@ -150,8 +151,8 @@ describe("chat: human takeover", () => {
     expect(result).toEqual({ response: "", humanTakeover: true });
     expect(model.requests).toHaveLength(0);
     const events = await outbox();
-    expect(events.map((event) => event.type)).toEqual(["conversation.started", "message.received"]);
-    expect(events[1]!.data).toMatchObject({ human_takeover: true, content: "is a human there?" });
+    expect(events.map((event) => event.type)).toEqual(["conversation.started", "conversation.takeover_started", "message.received"]);
+    expect(events[2]!.data).toMatchObject({ human_takeover: true, content: "is a human there?" });
     expect(await storage.getMonthlyUsage(user.id, "2026-11")).toBe(1);
   });
 
