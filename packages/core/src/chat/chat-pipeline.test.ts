@@ -25,11 +25,11 @@ describe("chat: the seven steps", () => {
     const system = model.requests[0]!.system;
     const promptAt = system.indexOf("You help customers of Acme.");
     const rulesAt = system.indexOf("You are Acme Helper.");
-    const contextAt = system.indexOf("Context from the knowledge base:");
+    const contextAt = system.indexOf("Context from the knowledge base, between <context> and </context>");
     expect(promptAt).toBe(0);
     expect(rulesAt).toBeGreaterThan(promptAt);
     expect(contextAt).toBeGreaterThan(rulesAt);
-    expect(system.slice(contextAt)).toMatch(/\[1\] Refund policy\nRefunds are issued within 14 days/);
+    expect(system.slice(contextAt)).toMatch(/\n<context>\n\[1\] Refund policy\nRefunds are issued within 14 days[^]*\n<\/context>$/);
   });
 
   it("says in the prompt that the knowledge base has nothing when no document matches", async () => {
