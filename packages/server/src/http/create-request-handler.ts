@@ -102,6 +102,8 @@ export function createRequestHandler(options: { parley: Parley; log?: LogSink; s
           "content-type": "application/json; charset=utf-8",
           "content-length": Buffer.byteLength(payload),
           "x-request-id": requestId,
+          // Answers carry system prompts and replies: no browser or proxy may keep a copy.
+          "cache-control": "no-store",
           ...outcome.headers,
         });
         response.end(payload);
