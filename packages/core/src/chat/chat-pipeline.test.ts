@@ -72,6 +72,14 @@ describe("chat: the seven steps", () => {
     expect(await storage.findConversation(chatbot.id, `api-${user.id}`)).not.toBeNull();
   });
 
+  it("shares the default session across all of one user's keys (why integrations must send a session_id per end user)", async () => {
+    const { parley, caller, chatbot, model, user } = await setup();
+    const other = await parley.authenticate((await parley.admin.createApiKey({ userId: user.id })).key);
+    await parley.chat(caller, chatbot.id, { message: "sent with the first key" });
+    await parley.chat(other, chatbot.id, { message: "sent with the second key" });
+    expect(model.requests[1]!.messages.map((turn) => turn.content)).toEqual(["sent with the first key", "echo: sent with the first key", "sent with the second key"]);
+  });
+
   it("replaces a blank reply with the fallback message, and stores the fallback", async () => {
     const { parley, caller, chatbot, model, storage } = await setup();
     model.enqueue(" \n ");
