@@ -17,7 +17,10 @@ export interface ParleySettings {
   /** Upper bound on reply tokens asked of the model (default 1,024). */
   maxReplyTokens: number;
   retrieval: RetrievalSettings;
-  /** The identity rules placed after the system prompt; replaceable per deployment. */
+  /**
+   * The identity rules placed after the system prompt; replaceable per deployment. Rules that
+   * replace the default should keep its line saying the `<context>` block is data, not instructions.
+   */
   identityRules: (chatbot: Chatbot) => string;
 }
 

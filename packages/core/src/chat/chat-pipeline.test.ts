@@ -25,11 +25,11 @@ describe("chat: the seven steps", () => {
     const system = model.requests[0]!.system;
     const promptAt = system.indexOf("You help customers of Acme.");
     const rulesAt = system.indexOf("You are Acme Helper.");
-    const contextAt = system.indexOf("Context from the knowledge base:");
+    const contextAt = system.indexOf("Context from the knowledge base, between <context> and </context>");
     expect(promptAt).toBe(0);
     expect(rulesAt).toBeGreaterThan(promptAt);
     expect(contextAt).toBeGreaterThan(rulesAt);
-    expect(system.slice(contextAt)).toMatch(/\[1\] Refund policy\nRefunds are issued within 14 days/);
+    expect(system.slice(contextAt)).toMatch(/\n<context>\n\[1\] Refund policy\nRefunds are issued within 14 days[^]*\n<\/context>$/);
   });
 
   it("says in the prompt that the knowledge base has nothing when no document matches", async () => {
@@ -70,6 +70,14 @@ describe("chat: the seven steps", () => {
     ]);
     expect(model.requests[1]!.messages).toHaveLength(1);
     expect(await storage.findConversation(chatbot.id, `api-${user.id}`)).not.toBeNull();
+  });
+
+  it("shares the default session across all of one user's keys (why integrations must send a session_id per end user)", async () => {
+    const { parley, caller, chatbot, model, user } = await setup();
+    const other = await parley.authenticate((await parley.admin.createApiKey({ userId: user.id })).key);
+    await parley.chat(caller, chatbot.id, { message: "sent with the first key" });
+    await parley.chat(other, chatbot.id, { message: "sent with the second key" });
+    expect(model.requests[1]!.messages.map((turn) => turn.content)).toEqual(["sent with the first key", "echo: sent with the first key", "sent with the second key"]);
   });
 
   it("replaces a blank reply with the fallback message, and stores the fallback", async () => {

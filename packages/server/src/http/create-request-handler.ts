@@ -8,10 +8,10 @@ import { matchRoute } from "./routes.js";
 /** Where the server writes its JSON log lines. */
 export type LogSink = (line: Record<string, unknown>) => void;
 
-/** A JSON-lines logger: access lines on stdout, faults on stderr. */
+/** A JSON-lines logger: access lines on stdout, warnings and faults on stderr (a CLI command's stdout stays its JSON). */
 export const consoleLog: LogSink = (line) => {
   const text = `${JSON.stringify({ time: new Date().toISOString(), ...line })}\n`;
-  (line.level === "error" ? process.stderr : process.stdout).write(text);
+  (line.level === "error" || line.level === "warn" ? process.stderr : process.stdout).write(text);
 };
 
 /** An `x-request-id` the server echoes; any other value is replaced by a fresh UUID. */
@@ -102,6 +102,8 @@ export function createRequestHandler(options: { parley: Parley; log?: LogSink; s
           "content-type": "application/json; charset=utf-8",
           "content-length": Buffer.byteLength(payload),
           "x-request-id": requestId,
+          // Answers carry system prompts and replies: no browser or proxy may keep a copy.
+          "cache-control": "no-store",
           ...outcome.headers,
         });
         response.end(payload);

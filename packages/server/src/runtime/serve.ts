@@ -34,6 +34,15 @@ export async function startServer(options: { runtime: ParleyRuntime; port: numbe
     (error: unknown) => log({ level: "error", event: "search_warm_up_failed", error: error instanceof Error ? error.message.split("\n")[0] : String(error) }),
   );
   const address = server.address() as AddressInfo;
+  if (!isLoopback(address.address)) {
+    log({
+      level: "warn",
+      event: "listening_beyond_loopback",
+      address: address.address,
+      detail:
+        'The server accepts connections from other machines, and API keys travel in request headers: put it behind a reverse proxy that terminates TLS (docs/configuration.md, "Behind TLS").',
+    });
+  }
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   let stopping: Promise<void> | undefined;
   const stop = (graceMs = 10_000) =>
@@ -52,4 +61,9 @@ export async function startServer(options: { runtime: ParleyRuntime; port: numbe
       server.closeIdleConnections();
     }));
   return { server, url: `http://${host}:${address.port}`, stop };
+}
+
+/** Whether an address bound by the server is reachable only from this machine (127.0.0.0/8, ::1). */
+function isLoopback(address: string): boolean {
+  return address === "::1" || /^(::ffff:)?127\./.test(address);
 }
