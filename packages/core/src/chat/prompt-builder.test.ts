@@ -14,6 +14,7 @@ const chatbot: Chatbot = {
   fallbackMessage: "Sorry, I have no answer.",
   isActive: true,
   createdAt: 0,
+  updatedAt: 0,
   deletedAt: null,
 };
 
