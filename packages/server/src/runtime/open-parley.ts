@@ -4,6 +4,7 @@ import {
   createParley,
   type Embedder,
   type Parley,
+  type IngestionRunner,
   type WebhookDispatcher,
   type WebhookSecrets,
 } from "@parley/core";
@@ -23,6 +24,8 @@ export interface ParleyRuntime {
   webhookSecrets: WebhookSecrets;
   /** Webhook delivery; idle until `start()` (`parley serve` starts it, and stops it before closing). */
   dispatcher: WebhookDispatcher;
+  /** Background ingestions; idle until `start()` (`parley serve` starts it, and stops it before closing). */
+  ingestions: IngestionRunner;
   /** The search index, for its warm-up after a start (`parley serve` runs it while idle). */
   searchIndex: SqliteSearchIndex;
   /** Configured secrets (provider API keys), for redaction from logs. */
@@ -60,7 +63,8 @@ export function openParley(config: ServerConfig, options: { log?: LogSink } = {}
   });
   const secrets = [config.providers.openai.apiKey, config.providers.anthropic.apiKey, config.secretKey].filter((secret): secret is string => secret !== undefined);
   const dispatcher = parley.createWebhookDispatcher({ log });
-  return { parley, database, embedder, webhookSecrets, dispatcher, searchIndex, secrets, close: () => database.close() };
+  const ingestions = parley.createIngestionRunner({ log });
+  return { parley, database, embedder, webhookSecrets, dispatcher, ingestions, searchIndex, secrets, close: () => database.close() };
 }
 
 /** One warning line for the files made owner-only, and one for those left as they were. */
