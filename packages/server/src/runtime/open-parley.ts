@@ -13,7 +13,7 @@ import { createSqliteSearchIndex, createSqliteStorage, openDatabase, type Databa
 import type { Database } from "better-sqlite3";
 import { consoleLog, type LogSink } from "../http/create-request-handler.js";
 import type { ServerConfig } from "./config.js";
-import { loadWebhookMasterKey } from "./webhook-master-key.js";
+import { ensureWebhookMasterKey, loadWebhookMasterKey } from "./webhook-master-key.js";
 
 /** A Parley on the embedded SQLite default, and how to close it. */
 export interface ParleyRuntime {
@@ -47,8 +47,13 @@ export function openParley(config: ServerConfig, options: { log?: LogSink } = {}
   const log = options.log ?? consoleLog;
   const database = openDatabase({ path: config.databasePath, onFileModes: (report) => logFileModes(log, report) });
   const embedder = embedderFor(config);
-  // Loaded on first use, so commands that never touch webhooks create no key file.
-  const webhookSecrets = createDerivedWebhookSecrets(() => loadWebhookMasterKey(config));
+  // Loaded on first use, so commands that never touch webhooks create no key file. While no
+  // subscription exists no secret depends on the key, so the first one (made over the API as
+  // well as by the CLI) may create the key file; once one exists, a missing file stays an error.
+  const webhookSecrets = createDerivedWebhookSecrets(() => {
+    if (database.prepare("SELECT 1 FROM webhook_subscriptions LIMIT 1").get() === undefined) ensureWebhookMasterKey(config);
+    return loadWebhookMasterKey(config);
+  });
   const searchIndex = createSqliteSearchIndex({ database });
   const parley = createParley({
     storage: createSqliteStorage({ database }),
