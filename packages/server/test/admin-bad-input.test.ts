@@ -41,6 +41,8 @@ describe("bad input on the operator API: a clear detail, never a 500, nothing ha
     await refused("POST", `${bot}/search`, { query: "   " }, 422, "query: must be a non-empty string");
     await refused("POST", `${bot}/documents`, { title: 1, text: "x" }, 422, "title: must be a string");
     await refused("POST", `${bot}/documents`, { text: "no title" }, 422, "body: must hold either title and text, or url");
+    await refused("POST", `${bot}/documents`, { title: "Blank", text: " \n " }, 422, "text: must be a non-empty string");
+    await refused("POST", `${bot}/documents`, { title: "   ", text: "Some text" }, 422, "title: must be a non-empty string");
     await refused("POST", `/v1/admin/conversations/${conversationId}/messages`, { content: 7 }, 422, "content: must be a string");
     await refused("POST", `/v1/admin/conversations/${conversationId}/messages`, {}, 422, "content: is required");
     await refused("POST", `/v1/admin/conversations/${conversationId}/messages`, { content: "   " }, 422, "content: must be a non-empty string");

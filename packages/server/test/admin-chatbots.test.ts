@@ -126,6 +126,25 @@ describe("operator API: chatbots", () => {
     expect(again.json).toEqual({ detail: "Document not found." });
   });
 
+  it("replaces a document added again under the same title: one document, the new text only", async () => {
+    const { api, bob, runtime } = server;
+    const documents = `/v1/admin/chatbots/${bob.botId}/documents`;
+    await api(bob.adminKey, "POST", documents, { title: "Prices", text: "The kettle costs forty euros." });
+    await runtime.ingestions.runOnce();
+    const first = (await api(bob.adminKey, "GET", documents)).json.data;
+    const second = await api(bob.adminKey, "POST", documents, { title: "Prices", text: "The toaster costs thirty euros." });
+    await runtime.ingestions.runOnce();
+    expect((await api(bob.adminKey, "GET", `/v1/admin/ingestions/${second.json.id as string}`)).json).toMatchObject({ status: "succeeded", documents_done: 1, chunks: 1 });
+    const listed = (await api(bob.adminKey, "GET", documents)).json.data;
+    expect(listed).toEqual([expect.objectContaining({ title: "Prices", source: first[0].source, chunks: 1 })]);
+    // The old text is gone: no keyword hit (the vector arm still offers the one chunk there is).
+    const old = (await api(bob.adminKey, "POST", `/v1/admin/chatbots/${bob.botId}/search`, { query: "kettle" })).json.data;
+    expect(old.map((hit: { text: string; keyword_rank: number | null }) => [hit.text, hit.keyword_rank])).toEqual([["The toaster costs thirty euros.", null]]);
+    const found = (await api(bob.adminKey, "POST", `/v1/admin/chatbots/${bob.botId}/search`, { query: "toaster" })).json.data;
+    expect(found.map((hit: { text: string }) => hit.text)).toEqual([expect.stringContaining("toaster")]);
+    expect((await api(bob.adminKey, "GET", `/v1/admin/chatbots/${bob.botId}`)).json).toMatchObject({ documents: 1, chunks: 1 });
+  });
+
   it("starts the queued ingestion by itself once the runner is started (as `parley serve` does)", async () => {
     const { api, alice, runtime } = server;
     runtime.ingestions.start();
