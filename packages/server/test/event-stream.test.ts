@@ -113,6 +113,23 @@ describe("GET /v1/admin/events (Server-Sent Events)", () => {
   });
 });
 
+describe("revoking the key of an open stream", () => {
+  it("ends the stream by the next heartbeat", async () => {
+    const { api, alice } = server;
+    const created = await api(alice.adminKey, "POST", "/v1/admin/keys", { name: "console tab", scope: "admin" });
+    const stream = await openEventStream(server.url, created.json.key as string);
+    await expect.poll(() => stream.comments, poll).toContain("connected");
+    expect((await api(alice.adminKey, "DELETE", `/v1/admin/keys/${created.json.id as string}`)).status).toBe(204);
+    let ended = false;
+    void stream.ended.then(() => (ended = true));
+    await expect.poll(() => ended, poll).toBe(true);
+    // The key no longer opens one either.
+    const again = await openEventStream(server.url, created.json.key as string);
+    await again.ended;
+    expect(again.status).toBe(401);
+  });
+});
+
 describe("stopping the server with streams open", () => {
   it("ends every open stream and resolves", async () => {
     const own = await startOperatorServer();
