@@ -18,6 +18,9 @@ export function formatEvent(event: OutboxEvent): string {
  */
 export function createEventStreams(options: { feed: EventFeed; heartbeatMs?: number; authenticate?: (token: string | undefined) => Promise<unknown> }) {
   const open = new Set<() => void>();
+  // The feed hands each event to every stream of its user in turn: formatted once, not once a stream.
+  let last: { event: OutboxEvent; text: string } | undefined;
+  const textOf = (event: OutboxEvent) => (last?.event === event ? last.text : (last = { event, text: formatEvent(event) }).text);
 
   const handler: EventStreamHandler = async ({ caller, request, response, headers }) => {
     const offered = request.headers["last-event-id"];
@@ -50,7 +53,7 @@ export function createEventStreams(options: { feed: EventFeed; heartbeatMs?: num
       open.add(end);
       request.on("close", end);
       response.on("error", end);
-      options.feed.subscribe(caller.user.id, lastEventId, (event) => response.write(formatEvent(event))).then(
+      options.feed.subscribe(caller.user.id, lastEventId, (event) => response.write(textOf(event))).then(
         (stop) => {
           unsubscribe = stop;
           if (ended) stop();
