@@ -145,6 +145,18 @@ describe("operator API: chatbots", () => {
     expect((await api(bob.adminKey, "GET", `/v1/admin/chatbots/${bob.botId}`)).json).toMatchObject({ documents: 1, chunks: 1 });
   });
 
+  it("fails an ingestion queued for a chatbot deleted before it ran, naming why, and indexes nothing", async () => {
+    const { api, alice, runtime, count } = server;
+    const doomed = (await api(alice.adminKey, "POST", "/v1/admin/chatbots", { name: "Short-lived", provider: "openai", model: "gpt-test" })).json.id as string;
+    const queued = await api(alice.adminKey, "POST", `/v1/admin/chatbots/${doomed}/documents`, { title: "Orphan", text: "Nobody will read this." });
+    expect((await api(alice.adminKey, "DELETE", `/v1/admin/chatbots/${doomed}`)).status).toBe(204);
+    await runtime.ingestions.runOnce();
+    const ingestion = await api(alice.adminKey, "GET", `/v1/admin/ingestions/${queued.json.id as string}`);
+    expect(ingestion.status).toBe(200);
+    expect(ingestion.json).toMatchObject({ status: "failed", documents_done: 0, chunks: 0, errors: [{ source: "Orphan", detail: "Chatbot not found." }], finished_at: expect.stringMatching(TIME) });
+    expect(count("search_documents", "title = 'Orphan'")).toBe(0);
+  });
+
   it("starts the queued ingestion by itself once the runner is started (as `parley serve` does)", async () => {
     const { api, alice, runtime } = server;
     runtime.ingestions.start();

@@ -86,7 +86,15 @@ describe("key scopes on the operator API", () => {
       expect(missing.status).toBe(404);
       expect(missing.json).toEqual({ detail: "Chatbot not found." });
     }
-    // The spec routes answer unknown methods 405 for both scopes.
+    // Unknown methods are 405 with the allowed ones, on the spec routes and the operator API alike.
+    for (const [method, path, allow] of [
+      ["POST", "/v1/admin/events", "GET"],
+      ["PUT", "/v1/admin/chatbots", "GET, POST"],
+      ["GET", `/v1/admin/chatbots/${alice.botId}/search`, "POST"],
+    ]) {
+      const answer = await api(alice.adminKey, method!, path!, method === "GET" ? undefined : {});
+      expect({ status: answer.status, allow: answer.headers.get("allow"), body: answer.json }).toEqual({ status: 405, allow, body: { detail: "Method not allowed." } });
+    }
     const wrongMethod = await api(chatKey, "DELETE", "/v1/chatbots");
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get("allow")).toBe("GET");
