@@ -86,6 +86,14 @@ describe("bad input on the operator API: a clear detail, never a 500, nothing ha
       await refused("POST", "/v1/admin/webhooks", { url: "https://example.com/hook", chatbot_id: id }, 404, "Chatbot not found.");
     }
     await refused("GET", `/v1/admin/conversations/${conversationId}?after=${UNKNOWN_ID}`, undefined, 422, "after: must be the id of a message of this conversation");
+    // A message of another conversation is not a position in this one.
+    await server.chat(server.alice, "elsewhere", "Another conversation");
+    const elsewhere = (await server.api(server.alice.chatKey, "GET", `/v1/chatbots/${server.alice.botId}/sessions/elsewhere/messages`)).json.data[0].id as string;
+    await refused("GET", `/v1/admin/conversations/${conversationId}?after=${elsewhere}`, undefined, 422, "after: must be the id of a message of this conversation");
+    const session = await server.api(server.alice.chatKey, "GET", `/v1/chatbots/${server.alice.botId}/sessions/visitor/messages?after=${elsewhere}`);
+    expect({ status: session.status, body: session.json }).toEqual({ status: 422, body: { detail: "after: must be the id of a message of this conversation" } });
+    const longSession = await server.api(server.alice.chatKey, "GET", `/v1/chatbots/${server.alice.botId}/sessions/${"s".repeat(300)}/messages`);
+    expect({ status: longSession.status, body: longSession.json }).toEqual({ status: 404, body: { detail: "Conversation not found." } });
 
     const doomed = (await server.api(server.alice.adminKey, "POST", "/v1/admin/chatbots", { name: "Doomed", provider: "openai", model: "gpt-test" })).json.id as string;
     const chatKey = server.alice.chatKey;
