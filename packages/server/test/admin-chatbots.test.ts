@@ -45,6 +45,15 @@ describe("operator API: chatbots", () => {
     // The slug is fixed at creation.
     expect(changed.json).toMatchObject({ id, name: "Help Desk", slug: "support-desk", fallback_message: "Ask a human.", is_active: false, model: "claude-test" });
     expect((await api(alice.adminKey, "GET", `/v1/admin/chatbots/${id}`)).json).toEqual(changed.json);
+    // Paused from the API as from the CLI: chat answers 403 and stores nothing.
+    const paused = await api(alice.chatKey, "POST", `/v1/chatbots/${id}/chat`, { message: "Hello?", session_id: "paused" });
+    expect({ status: paused.status, body: paused.json }).toEqual({ status: 403, body: { detail: "Chatbot is paused by its owner." } });
+    expect(server.count("conversations", "chatbot_id = ?", id)).toBe(0);
+    // Resumed, and moved to another provider and model, which the next chat uses.
+    const resumed = await api(alice.adminKey, "PATCH", `/v1/admin/chatbots/${id}`, { is_active: true, provider: "openai", model: "gpt-moved" });
+    expect(resumed.json).toMatchObject({ is_active: true, name: "Help Desk", provider: "openai", model: "gpt-moved" });
+    expect((await api(alice.chatKey, "POST", `/v1/chatbots/${id}/chat`, { message: "Hello?", session_id: "resumed" })).status).toBe(200);
+    expect((server.context.openai.chat.requests.at(-1)!.body as { model: string }).model).toBe("gpt-moved");
 
     const deleted = await api(alice.adminKey, "DELETE", `/v1/admin/chatbots/${id}`);
     expect(deleted.status).toBe(204);
