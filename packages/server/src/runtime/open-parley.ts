@@ -58,6 +58,7 @@ export function openParley(config: ServerConfig, options: { log?: LogSink } = {}
     webhookSecrets,
     settings: {
       keyRequestsPerMinute: config.keyRequestsPerMinute,
+      adminKeyRequestsPerMinute: config.adminKeyRequestsPerMinute,
       conversationMessagesPerMinute: config.conversationMessagesPerMinute,
     },
   });
