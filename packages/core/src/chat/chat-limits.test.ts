@@ -156,6 +156,8 @@ describe("chat: order of checks and bad input", () => {
     for (const id of ["00000000-0000-4000-8000-00000000ffff", othersBot.id, deleted.id, "not-a-uuid", "' OR 1=1 --"]) {
       expect(await rejection(parley.chat(caller, id, { message: "hi" }))).toMatchObject({ code: "not_found", detail: "Chatbot not found." });
     }
+    // The caller's own chatbot is found: not_found is not the answer to everything.
+    await expect(parley.chat(caller, chatbot.id, { message: "hi" })).resolves.toEqual({ response: "echo: hi", humanTakeover: false });
   });
 
   it("refuses a paused chatbot with nothing stored, counted or fired, and serves it again once resumed", async () => {
