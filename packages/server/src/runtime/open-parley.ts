@@ -47,9 +47,10 @@ export function openParley(config: ServerConfig, options: { log?: LogSink } = {}
   const log = options.log ?? consoleLog;
   const database = openDatabase({ path: config.databasePath, onFileModes: (report) => logFileModes(log, report) });
   const embedder = embedderFor(config);
-  // Loaded on first use, so commands that never touch webhooks create no key file. While no
-  // subscription exists no secret depends on the key, so the first one (made over the API as
-  // well as by the CLI) may create the key file; once one exists, a missing file stays an error.
+  // Loaded on first use, so commands that never touch webhooks create no key file.
+  // Until the first subscription exists no secret depends on the key, so the first one made
+  // over the API creates the key file as `parley webhook add` does; after that a missing file
+  // is an error, never silently replaced (docs/operations.md, "Where the secret lives").
   const webhookSecrets = createDerivedWebhookSecrets(() => {
     if (database.prepare("SELECT 1 FROM webhook_subscriptions LIMIT 1").get() === undefined) ensureWebhookMasterKey(config);
     return loadWebhookMasterKey(config);
@@ -63,6 +64,7 @@ export function openParley(config: ServerConfig, options: { log?: LogSink } = {}
     webhookSecrets,
     settings: {
       keyRequestsPerMinute: config.keyRequestsPerMinute,
+      adminKeyRequestsPerMinute: config.adminKeyRequestsPerMinute,
       conversationMessagesPerMinute: config.conversationMessagesPerMinute,
     },
   });
