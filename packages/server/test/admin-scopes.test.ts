@@ -122,4 +122,16 @@ describe("key scopes on the operator API", () => {
     const chatKey = (await runtime.parley.admin.createApiKey({ userId: alice.userId })).key;
     expect((await api(chatKey, "GET", "/v1/chatbots")).headers.get("ratelimit-limit")).toBe("60");
   });
+
+  it("takes the admin keys' limit from PARLEY_ADMIN_KEY_RATE_LIMIT, leaving chat keys at theirs", async () => {
+    const limited = await startOperatorServer({ env: { PARLEY_ADMIN_KEY_RATE_LIMIT: "5" } });
+    try {
+      for (let index = 1; index <= 5; index += 1) expect((await limited.api(limited.alice.adminKey, "GET", "/v1/admin/keys")).headers.get("ratelimit-remaining")).toBe(String(5 - index));
+      const refused = await limited.api(limited.alice.adminKey, "GET", "/v1/admin/keys");
+      expect({ status: refused.status, body: refused.json }).toEqual({ status: 429, body: { detail: "API rate limit exceeded. Maximum 5 requests per minute." } });
+      expect((await limited.api(limited.alice.chatKey, "GET", "/v1/chatbots")).headers.get("ratelimit-limit")).toBe("60");
+    } finally {
+      await limited.close();
+    }
+  });
 });
