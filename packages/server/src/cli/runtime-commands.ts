@@ -52,7 +52,7 @@ export const RUNTIME_COMMANDS: Command[] = [
       if (port > 65_535) throw new UsageError(`--port must be at most 65535 (got ${port}).`);
       const host = typeof input.values.host === "string" ? input.values.host : config.host;
       const seed = input.values.quickstart === true ? await seedQuickstart(runtime, config) : null;
-      const running = await startServer({ runtime, port, host, log: consoleLog });
+      const running = await startServer({ runtime, port, host, log: consoleLog, limits: config.http, shutdownGraceMs: config.shutdownGraceMs });
       // Webhook delivery runs beside the server; running.stop() waits for it before closing the database.
       runtime.dispatcher.start();
       const ollama = seed?.provider === "ollama" ? await ollamaAnswers(config.providers.ollama.host) : undefined;
