@@ -146,6 +146,7 @@ describe("what Node's parser refuses is answered with a detail", () => {
     ["both Content-Length and chunked", head("POST", "/v1/chatbots", ["Content-Length: 5", "Transfer-Encoding: chunked"]), 400, "Malformed HTTP request."],
     ["a method the parser does not know", head("FROB", "/v1/chatbots", []), 501, "Method not implemented."],
     ["a method in lower case", head("get", "/v1/chatbots", []), 501, "Method not implemented."],
+    ["no Host header", "GET /v1/chatbots HTTP/1.1\r\n\r\n", 400, "The Host header is required."],
     ["not HTTP at all (a TLS hello)", Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x0d, 0x0a, 0x0d, 0x0a]), 400, "Malformed HTTP request."],
   ];
   it.each(cases)("%s", async (_name, bytes, status, detail) => {

@@ -18,17 +18,19 @@ export interface RawExchange {
 }
 
 /** Splits the first HTTP answer of `text` into status, headers and body (Content-Length framed). */
-export function parseAnswer(text: string): Pick<RawExchange, "status" | "headers" | "body"> {
+export function parseAnswer(text: string, options: { head?: boolean } = {}): Pick<RawExchange, "status" | "headers" | "body"> & { length: number } {
   const end = text.indexOf("\r\n\r\n");
-  if (end === -1) return { status: 0, headers: {}, body: "" };
+  if (end === -1) return { status: 0, headers: {}, body: "", length: 0 };
   const [statusLine, ...lines] = text.slice(0, end).split("\r\n");
   const headers: Record<string, string> = {};
   for (const line of lines) {
     const colon = line.indexOf(":");
     headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
-  const length = Number(headers["content-length"] ?? 0);
-  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine ?? "")?.[1] ?? 0), headers, body: text.slice(end + 4, end + 4 + length) };
+  // An answer to HEAD announces its length but carries no body.
+  const length = options.head === true ? 0 : Number(headers["content-length"] ?? 0);
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine ?? "")?.[1] ?? 0);
+  return { status, headers, body: text.slice(end + 4, end + 4 + length), length: end + 4 + length };
 }
 
 /**

@@ -33,6 +33,8 @@ export function createLimitedServer(limits: HttpLimits, listener: RequestListene
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,
       maxHeaderSize: limits.maxHeaderBytes,
+      // Node's own refusal of a request without Host has an empty body; the listener below answers it.
+      requireHostHeader: false,
       // Node checks the two timeouts on this beat (30 s by default, which would let a 10 s limit run to 40 s).
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
     },
@@ -45,8 +47,16 @@ export function createLimitedServer(limits: HttpLimits, listener: RequestListene
     socket.once("close", () => (open -= 1));
     lingerOnClose(socket);
   });
+  // Connections whose last answer went out before its request's body was all in (a 404 to a
+  // large upload): if that body then times out, the client has its answer already.
+  const answeredEarly = new WeakSet<Duplex>();
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    response.once("finish", () => {
+      if (!request.complete) answeredEarly.add(request.socket);
+    });
     if (overCap.has(request.socket)) return tooManyConnections(response);
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400.
+    if (request.headers.host === undefined && request.httpVersion === "1.1") return answerJson(response, 400, "The Host header is required.");
     listener(request, response);
   });
   // A request with `Expect: 100-continue`: the handler decides first (401, 413...), and the client
@@ -66,8 +76,13 @@ export function createLimitedServer(limits: HttpLimits, listener: RequestListene
     if (answered.has(socket)) return;
     answered.add(socket);
     const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
-    if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent === true) {
+    if (error.code === "ECONNRESET" || !socket.writable || (inFlight?.headersSent === true && !inFlight.writableFinished)) {
       socket.destroy();
+      return;
+    }
+    if (answeredEarly.has(socket) || inFlight?.writableFinished === true) {
+      socket.end();
+      closeLingering(socket);
       return;
     }
     const { status, detail } = describeClientError(error);

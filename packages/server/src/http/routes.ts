@@ -13,22 +13,23 @@ export interface RouteResult {
 export type RouteHandler = (context: { parley: Parley; caller: Caller; request: IncomingMessage; params: string[] }) => Promise<RouteResult>;
 
 interface Route {
-  pattern: RegExp;
+  /** The path with its parameters named in braces, as in the OpenAPI document: `/v1/chatbots/{chatbot_id}`. */
+  template: string;
   methods: Partial<Record<string, RouteHandler>>;
 }
 
 /** The three routes of the spec. Path parameters are one segment each. */
 const ROUTES: Route[] = [
   {
-    pattern: /^\/v1\/chatbots$/,
+    template: "/v1/chatbots",
     methods: { GET: async ({ parley, caller }) => ({ status: 200, body: await parley.listChatbots(caller) }) },
   },
   {
-    pattern: /^\/v1\/chatbots\/([^/]+)$/,
+    template: "/v1/chatbots/{chatbot_id}",
     methods: { GET: async ({ parley, caller, params }) => ({ status: 200, body: await parley.getChatbot(caller, params[0]!) }) },
   },
   {
-    pattern: /^\/v1\/chatbots\/([^/]+)\/chat$/,
+    template: "/v1/chatbots/{chatbot_id}/chat",
     methods: {
       POST: async ({ parley, caller, request, params }) => {
         const body = await readJsonBody(request);
@@ -41,10 +42,27 @@ const ROUTES: Route[] = [
   },
 ];
 
+/** A template's matcher: each `{name}` is one path segment, captured. */
+function patternOf(template: string): RegExp {
+  const escaped = template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[a-z_]+\}/g, "([^/]+)");
+  return new RegExp(`^${escaped}$`);
+}
+
+const PATTERNS = ROUTES.map((route) => patternOf(route.template));
+
+/**
+ * Every method and path template the table serves, for tools that must cover all routes (the
+ * fuzz tests, docs/benchmarks.md): a route added to the table is included without more work.
+ */
+export const ROUTE_TEMPLATES: ReadonlyArray<{ method: string; path: string }> = ROUTES.flatMap((route) =>
+  Object.keys(route.methods).map((method) => ({ method, path: route.template })),
+);
+
 /** The route for a path: its handler for the method, or the methods it allows; null when no route matches. */
 export function matchRoute(method: string, path: string): { handler: RouteHandler | undefined; allowed: string[]; params: string[] } | null {
-  for (const route of ROUTES) {
-    const match = route.pattern.exec(path);
+  for (let index = 0; index < ROUTES.length; index += 1) {
+    const route = ROUTES[index]!;
+    const match = PATTERNS[index]!.exec(path);
     if (!match) continue;
     const params = match.slice(1).map(decodeSegment);
     return { handler: route.methods[method], allowed: Object.keys(route.methods), params };
