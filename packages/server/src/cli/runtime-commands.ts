@@ -60,7 +60,11 @@ export const RUNTIME_COMMANDS: Command[] = [
       await new Promise<void>((resolve) => {
         const shutdown = (signal: string) => {
           io.stderr.write(`Received ${signal}: finishing requests in flight, then closing the database.\n`);
-          void running.stop().then(resolve);
+          void running.stop().then(() => {
+            resolve();
+            // A request cut at the end of the grace may still await its model call; it must not hold the process.
+            setTimeout(() => process.exit(), 200).unref();
+          });
         };
         process.once("SIGTERM", () => shutdown("SIGTERM"));
         process.once("SIGINT", () => shutdown("SIGINT"));

@@ -2,6 +2,7 @@
 // the CLI run as child processes built once into plain JavaScript (starting them through tsx
 // would cost a second or more per restart), on real SQLite in a temporary folder.
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -10,9 +11,10 @@ import { build } from "tsup";
 
 const REPOSITORY = fileURLToPath(new URL("../../../../", import.meta.url));
 
-/** Builds the crash server and the CLI into `.parley-bench/crash-<pid>/`; returns their paths. */
+/** Builds the crash server and the CLI into a folder of their own under `.parley-bench/`; returns their paths. */
 export async function buildChildren(): Promise<{ server: string; cli: string; folder: string }> {
-  const folder = join(REPOSITORY, ".parley-bench", `crash-${process.pid}`);
+  // Test files may run in threads of one process: the pid alone would not keep them apart.
+  const folder = join(REPOSITORY, ".parley-bench", `crash-${process.pid}-${randomUUID()}`);
   await build({
     entry: { server: fileURLToPath(new URL("./crash-server.ts", import.meta.url)), cli: fileURLToPath(new URL("../run-cli.ts", import.meta.url)) },
     outDir: folder,
