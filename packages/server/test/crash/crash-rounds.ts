@@ -8,7 +8,7 @@ import { startFakeOpenAI, replyWith } from "@parley/providers/testing";
 import { loadConfig } from "../../src/runtime/config.js";
 import { openParley } from "../../src/runtime/open-parley.js";
 import { checkAccounting, pendingDeliveries } from "./crash-checks.js";
-import { buildChildren, seededRandom, startChatLoad, startChild, startFlakyReceiver, startServerChild, type ChatOutcome } from "./crash-harness.js";
+import { buildChildren, seededRandom, startChatLoad, startChild, startFlakyReceiver, startServerChild, type ChatOutcome, type Child } from "./crash-harness.js";
 
 /** What a run of kills did and found. */
 export interface KillReport {
@@ -126,19 +126,37 @@ function indexState(path: string): { chunks: Record<string, number>; problems: s
   }
 }
 
+/**
+ * SIGKILL `afterMs` after the ingest's first batch is committed: timed from its start instead, a
+ * busy machine's slow process start would let every kill land before the first write.
+ */
+async function killOnceWriting(child: Child, path: string, afterMs: number): Promise<void> {
+  let exited = false;
+  void child.exited.then(() => (exited = true));
+  const database = new BetterSqlite3(path, { readonly: true });
+  try {
+    const count = database.prepare("SELECT count(*) AS count FROM search_chunks");
+    while (!exited && (count.get() as { count: number }).count === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  } finally {
+    database.close();
+  }
+  await new Promise((resolve) => setTimeout(resolve, afterMs));
+  child.process.kill("SIGKILL");
+}
+
 /** `kills` rounds of SIGKILL in the middle of `parley ingest` of a folder, each followed by a full re-run. */
 export async function runIngestKills(world: CrashWorld, options: { kills: number; seed: number; files?: number; onKill?: (round: number) => void }): Promise<KillReport> {
   const random = seededRandom(options.seed);
   const documents = join(world.folder, "documents");
   mkdirSync(documents, { recursive: true });
   const words = ["refund", "shipping", "invoice", "warranty", "battery", "screen", "delivery", "account", "password", "order"];
-  for (let file = 0; file < (options.files ?? 150); file += 1) {
-    const text = Array.from({ length: 400 }, (_, index) => words[(file * 7 + index * 3) % words.length]).join(" ");
+  for (let file = 0; file < (options.files ?? 400); file += 1) {
+    const text = Array.from({ length: 200 }, (_, index) => words[(file * 7 + index * 3) % words.length]).join(" ");
     writeFileSync(join(documents, `doc-${file}.md`), `# Document ${file}\n\n${text}\n`);
   }
   const ingest = async (env: Record<string, string>, botId: string, killAfterMs?: number) => {
     const child = startChild(world.children.cli, ["ingest", "--bot", botId, documents], env);
-    if (killAfterMs !== undefined) setTimeout(() => child.process.kill("SIGKILL"), killAfterMs);
+    if (killAfterMs !== undefined) void killOnceWriting(child, env.PARLEY_DB!, killAfterMs);
     return child.exited;
   };
   const botFor = async (path: string) => {
@@ -160,7 +178,7 @@ export async function runIngestKills(world: CrashWorld, options: { kills: number
     const path = join(world.folder, `ingest-${round}.db`);
     const env = { ...world.env, PARLEY_DB: path };
     const bot = await botFor(path);
-    const killed = await ingest(env, bot, 150 + Math.floor(random() * 900));
+    const killed = await ingest(env, bot, Math.floor(random() * 400));
     options.onKill?.(round + 1);
     const after = indexState(path);
     const documentsIn = Object.keys(after.chunks).length;
