@@ -1,6 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import { HttpError } from "./http-error.js";
 
+/** The status an access-log line gives a request whose client disconnected before its body was read. */
+export const CLIENT_CLOSED_REQUEST = 499;
+
 /** The largest request body accepted (docs/design.md §4). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -9,7 +12,8 @@ const tooLarge = () => new HttpError(413, "Request body must not exceed 1 MiB.",
 /**
  * Reads a JSON request body: 415 unless the content type is `application/json`, 413 past
  * 1 MiB (from `Content-Length` before reading anything, else as soon as the bytes pass it),
- * 400 when the bytes are not JSON.
+ * 400 when the bytes are not JSON, and 499 (for the log) when the client disconnects, or the
+ * request times out, before the body is whole.
  */
 export async function readJsonBody(request: IncomingMessage): Promise<unknown> {
   const mediaType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
@@ -49,10 +53,11 @@ function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
       stop();
       resolve(Buffer.concat(chunks, size));
     };
-    // The client went away (or the request timed out) before the body was whole; no answer will reach it.
+    // The client hung up (or the request timed out) before its body was whole: its doing, not a
+    // fault of ours, so it is logged with nginx's 499 "client closed request"; no one reads the answer.
     const onClose = () => {
       stop();
-      reject(new HttpError(400, "Request body was cut short."));
+      reject(new HttpError(CLIENT_CLOSED_REQUEST, "Client closed the request."));
     };
     request.on("data", onData);
     request.on("end", onEnd);

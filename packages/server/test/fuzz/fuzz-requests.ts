@@ -80,7 +80,8 @@ function idArbitrary(world: FuzzWorld) {
 function pathArbitrary(world: FuzzWorld) {
   const fromTemplate = fc.tuple(fc.constantFrom(...FUZZED_ROUTES), fc.array(idArbitrary(world), { minLength: 4, maxLength: 4 })).map(([route, ids]) => ({
     method: route.method,
-    path: route.path.replace(/\{[a-z_]+\}/g, () => ids.shift() ?? ""),
+    // A parameter is `{name}` or, in a table written as patterns, `([^/]+)`.
+    path: route.path.replace(/\{[a-z_]+\}|\(\[\^\/\]\+\)/g, () => ids.shift() ?? ""),
   }));
   const same = (path: string) => path;
   const twist = fc.oneof(
