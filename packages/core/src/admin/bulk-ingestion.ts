@@ -1,9 +1,9 @@
 import type { Dependencies } from "../dependencies.js";
 import { embedderMismatch, invalidRequest } from "../errors.js";
 import type { DocumentToIndex } from "../ports/search-index.js";
-import { chunkText, type ChunkOptions } from "../retrieval/chunker.js";
+import type { ChunkOptions } from "../retrieval/chunker.js";
 import { findLiveChatbot } from "./chatbot-admin.js";
-import { embedInBatches, type DocumentInput } from "./ingestion.js";
+import { chunkDocument, embedInBatches, type DocumentInput } from "./ingestion.js";
 
 /** How far a bulk ingestion has got, reported after each batch is written. */
 export interface IngestionProgress {
@@ -84,7 +84,7 @@ export async function ingestDocuments(
   for (const [position, document] of documents.entries()) {
     const source = sources[position]!;
     const title = document.title?.trim() || source.split(/[\\/]/).pop() || source;
-    const texts = chunkText(document.text, options.chunking ?? {});
+    const texts = chunkDocument(document, options.chunking ?? {});
     // Close the batch before a document that would overfill it, so no document is split.
     if (pending.length > 0 && pendingChunks + texts.length > batchChunks) await flush();
     pending.push({ source, title, texts });
