@@ -13,7 +13,7 @@ const BLOCKS = new Set([
   "FOOTER", "FORM", "HEADER", "HR", "LI", "MAIN", "NAV", "OL", "P", "PRE", "SECTION", "SUMMARY", "TABLE", "UL",
 ]);
 /** Never text a reader would see, or boilerplate around the content. */
-const SKIPPED = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "SVG", "CANVAS", "IFRAME", "OBJECT", "HEAD", "BUTTON", "SELECT"]);
+const SKIPPED = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "SVG", "CANVAS", "IFRAME", "OBJECT", "HEAD", "TITLE", "BUTTON", "SELECT"]);
 const HEADING = /^H([1-6])$/;
 
 /**

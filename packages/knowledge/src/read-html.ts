@@ -40,15 +40,21 @@ export function readHtml(html: string, url: string | null): HtmlPage {
   const links = url ? linksOf(document, url) : [];
   const canonicalUrl = url ? canonicalOf(document, url) : null;
 
-  const fallback = parseHTML(html).document;
-  for (const element of Array.from((fallback as unknown as QueryRoot).querySelectorAll(BOILERPLATE))) element.remove();
-  const bodySections = htmlToSections(fallback.body as never);
+  // Boilerplate goes before Readability too: on a short page it keeps navigation as content.
+  const withoutBoilerplate = () => {
+    const { document: copy } = parseHTML(html);
+    for (const element of Array.from((copy as unknown as QueryRoot).querySelectorAll(BOILERPLATE))) element.remove();
+    return copy;
+  };
+  // The whole document, not only <body>: linkedom leaves a page without <html>/<body> tags bodiless.
+  const bodySections = htmlToSections(withoutBoilerplate() as never);
   const bodyLength = lengthOf(bodySections);
 
-  let article: { content?: string | null } | null = null;
+  let article: { content?: string | null } | null;
   try {
-    article = new Readability(parseHTML(html).document as never, { charThreshold: 200 }).parse();
+    article = new Readability(withoutBoilerplate() as never, { charThreshold: 200 }).parse();
   } catch {
+    // Readability gives up on some malformed trees; the body without boilerplate still reads.
     article = null;
   }
   if (article?.content) {

@@ -94,3 +94,10 @@ describe("chunkSections", () => {
     expect(labelled).toBe(`(${heading.slice(0, 79).trimEnd()}…) Body text.`);
   });
 });
+
+describe("line breaks inside a paragraph", () => {
+  it("keeps list items and table rows on their own lines", () => {
+    expect(chunkText("Plans:\n- Standard | 2 days\n- Platinum | 15 minutes\n\nAfter.")).toEqual(["Plans:\n- Standard | 2 days\n- Platinum | 15 minutes\n\nAfter."]);
+    expect(chunkText("One sentence. Two on the same line.")).toEqual(["One sentence. Two on the same line."]);
+  });
+});

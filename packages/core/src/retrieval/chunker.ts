@@ -10,6 +10,8 @@ export interface ChunkOptions {
 interface Unit {
   text: string;
   startsParagraph: boolean;
+  /** Follows a line break inside its paragraph (a list item, a table row), kept in the chunk. */
+  startsLine?: boolean;
 }
 
 const sentences = new Intl.Segmenter("en", { granularity: "sentence" });
@@ -18,6 +20,7 @@ const words = new Intl.Segmenter("en", { granularity: "word" });
 /**
  * Cuts text into chunks of at most `maxChars` characters, at paragraph boundaries first, then
  * sentence boundaries, then word boundaries, with whole sentences of overlap between neighbours.
+ * A line break inside a paragraph (list items, table rows) stays a line break.
  * Only a single word longer than a whole chunk (a URL, a hash) is ever cut inside.
  */
 export function chunkText(text: string, options: ChunkOptions = {}): string[] {
@@ -31,13 +34,16 @@ function splitIntoUnits(text: string, maxChars: number): Unit[] {
   const paragraphs = text.replace(/\r\n?/g, "\n").split(/\n[ \t]*\n/);
   for (const paragraph of paragraphs) {
     let startsParagraph = true;
+    let startsLine = false;
     for (const { segment } of sentences.segment(paragraph.trim())) {
       const sentence = segment.trim();
       if (sentence === "") continue;
       for (const piece of sentence.length <= maxChars ? [sentence] : splitLongSentence(sentence, maxChars)) {
-        units.push({ text: piece, startsParagraph });
+        units.push(startsLine && !startsParagraph ? { text: piece, startsParagraph, startsLine } : { text: piece, startsParagraph });
         startsParagraph = false;
+        startsLine = false;
       }
+      startsLine = /\n\s*$/.test(segment);
     }
   }
   return units;
@@ -130,7 +136,7 @@ function overlapTail(units: Unit[], overlapChars: number): Unit[] {
 }
 
 function render(units: Unit[]): string {
-  return units.map((unit, index) => (index === 0 ? unit.text : (unit.startsParagraph ? "\n\n" : " ") + unit.text)).join("");
+  return units.map((unit, index) => (index === 0 ? unit.text : (unit.startsParagraph ? "\n\n" : unit.startsLine ? "\n" : " ") + unit.text)).join("");
 }
 
 /** A labelled part of a document, such as a PDF page ("page 3") or the text under a DOCX heading. */
