@@ -59,7 +59,7 @@ describe("the parley CLI", () => {
       expect(help.stdout).toContain(`parley ${command}`);
     }
     const one = await runCli(["ingest", "--help"], context.env);
-    expect(one.stdout).toMatch(/^Usage: parley ingest --bot BOT_ID PATH\.\.\./);
+    expect(one.stdout).toMatch(/^Usage: parley ingest --bot BOT_ID PATH\|URL\.\.\./);
   });
 
   it("reads the database from --db over PARLEY_DB, and refuses a bad configuration value clearly", async () => {
