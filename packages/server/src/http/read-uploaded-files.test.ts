@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HttpError } from "./http-error.js";
+import type { HttpError } from "./http-error.js";
 import { readUploadedFiles } from "./read-uploaded-files.js";
 
 const directory = mkdtempSync(join(tmpdir(), "parley-upload-test-"));
