@@ -93,8 +93,11 @@ async function sitemapPages(start: string, maxPages: number, options: UrlReaderO
   if (direct !== null) return direct;
   const named = (await rulesFor(start)).sitemaps.find((sitemap) => new URL(sitemap, start).host === new URL(start).host);
   const fallback = named ?? new URL("/sitemap.xml", start).href;
-  const pages = await readSitemap(fetcher, fallback, maxPages, maxPageBytes, signal);
-  if (pages === null) throw new DocumentError(`No sitemap was found for ${start}.`);
+  const pages = await readSitemap(fetcher, fallback, maxPages, maxPageBytes, signal).catch((error: unknown) => {
+    if (error instanceof FetchError && error.status === 404) return null;
+    throw error;
+  });
+  if (pages === null) throw new DocumentError(`No sitemap was found for ${start} (none at the URL, in robots.txt or at /sitemap.xml).`);
   return pages;
 }
 

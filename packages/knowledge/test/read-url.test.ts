@@ -109,6 +109,45 @@ describe("site crawl", () => {
   });
 });
 
+describe("robots.txt and stopping", () => {
+  it("treats a site whose robots.txt answers 5xx as disallowed, and one without robots.txt as allowed", async () => {
+    const failing = await startTestSite({ robotsStatus: 503 });
+    const missing = await startTestSite({ robotsStatus: 404 });
+    try {
+      expect(await read({ kind: "url", url: `${failing.origin}/about`, crawl: "page", maxPages: 1 })).toEqual([
+        { source: `${failing.origin}/about`, error: `${failing.origin}/robots.txt answered HTTP 503, so the site is treated as disallowing crawlers.` },
+      ]);
+      expect(failing.requests.map((request) => request.path)).toEqual(["/robots.txt"]);
+      const [item] = await read({ kind: "url", url: `${missing.origin}/private/secret`, crawl: "page", maxPages: 1 });
+      expect(item && "document" in item ? item.document.text : item).toContain("PRIVATE-TEXT");
+    } finally {
+      await failing.close();
+      await missing.close();
+    }
+  });
+
+  it("says when a site has no sitemap", async () => {
+    const bare = await startTestSite({ robotsStatus: 404 });
+    try {
+      expect(await read({ kind: "url", url: `${bare.origin}/about`, crawl: "sitemap", maxPages: 5 })).toEqual([
+        { source: `${bare.origin}/about`, error: `No sitemap was found for ${bare.origin}/about (none at the URL, in robots.txt or at /sitemap.xml).` },
+      ]);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it("stops a crawl when its signal aborts", async () => {
+    const controller = new AbortController();
+    const items: KnowledgeItem[] = [];
+    for await (const item of createKnowledgeSources({ allowPrivateUrls: true }).read(url("/", "site", 20), { signal: controller.signal })) {
+      items.push(item);
+      controller.abort();
+    }
+    expect(summary(items)).toEqual([{ page: "/", type: "html" }]);
+  });
+});
+
 describe("non-public addresses", () => {
   /** Names the tests resolve: kettle.test to this machine, as a public name pointed at loopback would. */
   const lookup: LookupFunction = (hostname, options, callback) => {

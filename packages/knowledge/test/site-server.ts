@@ -28,12 +28,15 @@ const prose = (topic: string) =>
  * with a gzip sitemap, a redirect, a loop of links, a page that never finishes, a page larger
  * than 2 MiB and a PDF linked from the home page. `extraPages` adds `/p/N` pages linked in a chain.
  */
-export async function startTestSite(options: { extraPages?: number; redirects?: Record<string, string> } = {}): Promise<TestSite> {
+export async function startTestSite(options: { extraPages?: number; redirects?: Record<string, string>; robotsStatus?: number } = {}): Promise<TestSite> {
   const requests: TestSite["requests"] = [];
   const held: ServerResponse[] = [];
   let origin = "";
   const routes: Record<string, (response: ServerResponse) => void> = {
-    "/robots.txt": (response) => send(response, "text/plain", `User-agent: *\nDisallow: /private/\n\nSitemap: ${origin}/sitemap-index.xml\n`),
+    "/robots.txt": (response) =>
+      options.robotsStatus
+        ? send(response, "text/plain", "unavailable", options.robotsStatus)
+        : send(response, "text/plain", `User-agent: *\nDisallow: /private/\n\nSitemap: ${origin}/sitemap-index.xml\n`),
     "/sitemap-index.xml": (response) =>
       send(response, "application/xml", `<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${origin}/sitemap-pages.xml.gz</loc></sitemap><sitemap><loc>${origin}/sitemap-docs.xml</loc></sitemap></sitemapindex>`),
     "/sitemap-pages.xml.gz": (response) => send(response, "application/gzip", gzipSync(urlset(["/", "/about", "/private/secret", "https://elsewhere.example/x"]))),
