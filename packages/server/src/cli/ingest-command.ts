@@ -1,8 +1,9 @@
 import type { CrawlMode, DocumentInput, KnowledgeRequest, KnowledgeSources } from "@parley/core";
 import { createKnowledgeSources } from "@parley/knowledge";
-import { readdir, stat } from "node:fs/promises";
-import { extname, join, resolve } from "node:path";
+import { stat } from "node:fs/promises";
+import { extname, resolve } from "node:path";
 import { optional, required, UsageError, wholeNumber, type Command, type CommandIo } from "./command.js";
+import { filesUnder } from "./read-documents.js";
 
 /** Extensions picked up inside folders; a file named on the command line is read whatever its name. */
 const FOLDER_EXTENSIONS = new Set([".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx"]);
@@ -81,23 +82,12 @@ async function requestsOf(arguments_: string[], crawl: CrawlMode, maxPages: numb
     const info = await stat(absolute).catch(() => null);
     if (!info) throw new Error(`No such file or folder: ${argument}`);
     // A file's source is its absolute path, so adding it again (from anywhere) replaces it.
-    for (const path of info.isDirectory() ? await filesUnder(absolute) : [absolute]) {
+    const inFolder = (path: string) => FOLDER_EXTENSIONS.has(extname(path).toLowerCase());
+    for (const path of info.isDirectory() ? await filesUnder(absolute, inFolder) : [absolute]) {
       if (!files.some((file) => file.path === path)) files.push({ name: path, path });
     }
   }
   return files.length > 0 ? [{ kind: "files", files }, ...requests] : requests;
-}
-
-async function filesUnder(folder: string): Promise<string[]> {
-  const entries = (await readdir(folder, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
-  const files: string[] = [];
-  for (const entry of entries) {
-    if (entry.name.startsWith(".")) continue;
-    const path = join(folder, entry.name);
-    if (entry.isDirectory()) files.push(...(await filesUnder(path)));
-    else if (entry.isFile() && FOLDER_EXTENSIONS.has(extname(entry.name).toLowerCase())) files.push(path);
-  }
-  return files;
 }
 
 /** A one-line progress bar on stderr when it is a terminal; nothing otherwise. */
