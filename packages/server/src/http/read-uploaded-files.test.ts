@@ -49,8 +49,10 @@ describe("readUploadedFiles", () => {
     expect(readdirSync(directory)).toEqual([]);
   });
 
-  it("answers 413 for a file past the limit and leaves nothing on disk", async () => {
-    const result = await send(form(["small.txt", "ok"], ["big.txt", "x".repeat(5000)]));
+  it("takes a file of exactly the limit, answers 413 for one byte more, and leaves nothing on disk", async () => {
+    const exactly = await send(form(["limit.txt", "x".repeat(1024)]));
+    expect(exactly.status).toBe(200);
+    const result = await send(form(["small.txt", "ok"], ["big.txt", "x".repeat(1025)]));
     expect(result).toEqual({ status: 413, body: { detail: "Each uploaded file must not exceed 1024 bytes." } });
     expect(readdirSync(directory)).toEqual([]);
   });

@@ -39,7 +39,8 @@ function streamFiles(request: IncomingMessage, folder: string, maxFileBytes: num
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: request.headers, limits: { fileSize: maxFileBytes, files: MAX_UPLOAD_FILES, fields: 20, fieldSize: 64 * 1024 } });
+      // busboy signals its limit when a file reaches it, so one byte more lets a file of exactly the limit through.
+      parser = busboy({ headers: request.headers, limits: { fileSize: maxFileBytes + 1, files: MAX_UPLOAD_FILES, fields: 20, fieldSize: 64 * 1024 } });
     } catch {
       return reject(new HttpError(400, "Request body must be multipart/form-data with a boundary."));
     }
