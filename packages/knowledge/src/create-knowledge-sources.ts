@@ -1,4 +1,5 @@
-import { open, stat } from "node:fs/promises";
+import { open, rm, rmdir, stat } from "node:fs/promises";
+import { dirname, resolve, sep } from "node:path";
 import type { KnowledgeItem, KnowledgeRequest, KnowledgeSources } from "@parley/core";
 import { createFetcher, formatBytes } from "./create-fetcher.js";
 import { DocumentError } from "./document-error.js";
@@ -26,6 +27,12 @@ export interface KnowledgeSourcesOptions {
   userAgent?: string;
   /** DNS lookup, for tests that map names to addresses; defaults to `dns.lookup`. */
   lookup?: LookupFunction;
+  /**
+   * Where the server writes uploads: files of a request that lie in this folder are deleted
+   * (with the upload's own folder) once the whole request has been read; an aborted read keeps
+   * them for the run that resumes it. Files elsewhere (the CLI's) are never touched.
+   */
+  uploadsFolder?: string;
   /** Which addresses count as public (default `isPublicAddress`); tests widen it to treat a local site as public. */
   isPublicAddress?: (address: string) => boolean;
 }
@@ -50,6 +57,7 @@ export function createKnowledgeSources(options: KnowledgeSourcesOptions = {}): K
         yield { source: file.name, error: error.message };
       }
     }
+    if (options.uploadsFolder !== undefined && !signal.aborted) await removeUploads(files, options.uploadsFolder);
   }
 
   async function* readWeb(url: string, crawl: "page" | "sitemap" | "site", maxPages: number, signal: AbortSignal): AsyncGenerator<KnowledgeItem> {
@@ -84,6 +92,20 @@ export function createKnowledgeSources(options: KnowledgeSourcesOptions = {}): K
       })();
     },
   };
+}
+
+/** Deletes the uploaded files of a request that has been read, and the folders they were in. */
+async function removeUploads(files: { path: string }[], uploadsFolder: string): Promise<void> {
+  const root = resolve(uploadsFolder) + sep;
+  const folders = new Set<string>();
+  for (const file of files) {
+    const path = resolve(file.path);
+    if (!path.startsWith(root)) continue;
+    await rm(path, { force: true });
+    if (dirname(path) + sep !== root) folders.add(dirname(path));
+  }
+  // Only an emptied folder goes: another request's files may share it.
+  for (const folder of folders) await rmdir(folder).catch(() => undefined);
 }
 
 /** A file's bytes, refused (as a DocumentError) when missing or larger than `maxBytes`. */

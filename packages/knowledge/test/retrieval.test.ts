@@ -39,7 +39,8 @@ async function chatbotWithFixtures() {
   const contextFor = async (message: string) => {
     await parley.chat(caller, chatbot.id, { message });
     const system = model.requests.at(-1)!.system;
-    return system.slice(system.indexOf("Context from the knowledge base:")).split(/\n\n(?=\[\d+\] )/).slice(1);
+    const context = system.slice(system.indexOf("<context>\n") + "<context>\n".length, system.indexOf("\n</context>"));
+    return context.split(/\n\n(?=\[\d+\] )/);
   };
   return { contextFor };
 }

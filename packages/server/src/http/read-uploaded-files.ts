@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { HttpError } from "./http-error.js";
+import { CLIENT_CLOSED_REQUEST } from "./read-json-body.js";
 
 /** Files of one upload, written to a temporary folder of their own. */
 export interface UploadedFiles {
@@ -74,8 +75,7 @@ function streamFiles(request: IncomingMessage, folder: string, maxFileBytes: num
         resolve(files);
       });
     });
-    // 499, nginx's "client closed request": for the log, no one reads the answer.
-    request.on("aborted", () => fail(new HttpError(499, "Client closed the request.")));
+    request.on("aborted", () => fail(new HttpError(CLIENT_CLOSED_REQUEST, "Client closed the request.")));
     request.pipe(parser);
   });
 }

@@ -23,7 +23,13 @@ export async function startServer(options: { runtime: ParleyRuntime; port: numbe
   const streams = createEventStreams({ feed, heartbeatMs: options.heartbeatMs });
   const server = createServer(
     { keepAliveTimeout: 5_000 },
-    createRequestHandler({ parley: options.runtime.parley, log: options.log ?? consoleLog, secrets: options.runtime.secrets, streamEvents: streams.handler }),
+    createRequestHandler({
+      parley: options.runtime.parley,
+      log: options.log ?? consoleLog,
+      secrets: options.runtime.secrets,
+      streamEvents: streams.handler,
+      uploads: options.runtime.uploads,
+    }),
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
