@@ -24,7 +24,7 @@ export const INGEST_COMMAND: Command = {
     "Add files (PDF, DOCX, HTML, Markdown, text; folders recurse) and web pages to a chatbot's knowledge; a source added again replaces its earlier version. Exits 1 when every document failed.",
   options: { bot: { type: "string" }, crawl: { type: "string" }, "max-pages": { type: "string" } },
   positionals: { min: 1, max: Number.POSITIVE_INFINITY },
-  async run(input, { runtime, io }) {
+  async run(input, { runtime, config, io }) {
     const bot = required(input, "bot");
     const crawl = (optional(input, "crawl") ?? "page") as CrawlMode;
     if (!CRAWL_MODES.includes(crawl)) throw new UsageError(`--crawl must be one of page, sitemap, site (got "${crawl}").`);
@@ -32,7 +32,7 @@ export const INGEST_COMMAND: Command = {
     const maxPages = maxPagesFlag === undefined ? 50 : wholeNumber(maxPagesFlag, "max-pages");
     if (maxPages < 1) throw new UsageError("--max-pages must be at least 1.");
     const requests = await requestsOf(input.positionals, crawl, maxPages);
-    const sources = createKnowledgeSources({ allowPrivateUrls: io.env.PARLEY_ALLOW_PRIVATE_URLS === "true" });
+    const sources = createKnowledgeSources({ allowPrivateUrls: config.allowPrivateUrls, maxFileBytes: config.maxUploadBytes });
     const bar = progressBar(io);
     const summary = await ingestRequests(requests, sources, (document) => runtime.parley.admin.ingestDocuments(bot, [document]), bar.draw);
     bar.end();
