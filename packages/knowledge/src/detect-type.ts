@@ -8,8 +8,6 @@ export interface UnsupportedType {
   unsupported: string;
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
 /**
  * A document's type from its first bytes, then (for text) its extension or HTTP content type,
  * never from its name alone: a `.pdf` that is really HTML is read as HTML, and an `.exe`
@@ -32,13 +30,14 @@ export function detectType(bytes: Uint8Array, name: string, contentType: string 
   return "text";
 }
 
-/** UTF-8 (or ASCII) without NUL bytes: what a text or Markdown file is. */
+/**
+ * Text in any single-byte or UTF-8 encoding: no NUL byte, and no more control characters than
+ * a stray one (binary formats are full of both). The encoding is decided when decoding.
+ */
 function isText(bytes: Uint8Array): boolean {
-  if (bytes.includes(0)) return false;
-  try {
-    utf8.decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
+  const sample = bytes.subarray(0, 64 * 1024);
+  if (sample.includes(0)) return false;
+  let controls = 0;
+  for (const byte of sample) if (byte < 0x09 || (byte > 0x0d && byte < 0x20) || byte === 0x7f) controls += 1;
+  return controls <= sample.length / 100;
 }

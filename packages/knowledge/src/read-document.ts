@@ -36,10 +36,10 @@ export async function readDocument(input: DocumentBytes): Promise<ReadDocument> 
   if (type === "pdf") read = { title: fileName, source: input.source, sections: await readPdf(input.bytes) };
   else if (type === "docx") read = { title: fileName, source: input.source, sections: await readDocx(input.bytes) };
   else if (type === "html") {
-    const page = readHtml(decode(input.bytes), input.url ?? null);
+    const page = readHtml(decode(input.bytes, input.contentType ?? null), input.url ?? null);
     read = { title: page.title ?? fileName, source: page.canonicalUrl ?? input.source, sections: page.sections, links: page.links };
   } else {
-    const text = decode(input.bytes).replace(/\r\n?/g, "\n").trim();
+    const text = decode(input.bytes, input.contentType ?? null).replace(/\r\n?/g, "\n").trim();
     const heading = type === "markdown" ? /^#\s+(.+)$/m.exec(text)?.[1]?.trim() : undefined;
     read = { title: heading || fileName, source: input.source, text };
   }
@@ -49,8 +49,36 @@ export async function readDocument(input: DocumentBytes): Promise<ReadDocument> 
   return { document, type, links: read.links ?? [] };
 }
 
-function decode(bytes: Uint8Array): string {
-  return new TextDecoder("utf-8").decode(bytes).replace(/^\uFEFF/, "");
+/**
+ * Text in the encoding a byte-order mark, the HTTP content type or an HTML `<meta charset>`
+ * names, else UTF-8 when the bytes are valid UTF-8, else Windows-1252 (what browsers assume).
+ */
+function decode(bytes: Uint8Array, contentType: string | null): string {
+  const head = Buffer.from(bytes.subarray(0, 1024)).toString("latin1");
+  const declared = /charset=["']?([\w.:-]+)/i.exec(contentType ?? "")?.[1] ?? /<meta[^>]+charset=["']?([\w.:-]+)/i.exec(head)?.[1];
+  const hasBom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  for (const label of hasBom ? ["utf-8"] : [declared, "utf-8"]) {
+    if (!label) continue;
+    try {
+      const decoder = new TextDecoder(label, { fatal: label === "utf-8" && !hasBom });
+      const text = decoder.decode(bytes).replace(/^\uFEFF/, "");
+      return decoder.encoding === "windows-1252" ? windows1252(text) : text;
+    } catch {
+      // An unknown label, or bytes that are not UTF-8: try the next guess.
+    }
+  }
+  return windows1252(new TextDecoder("latin1").decode(bytes));
+}
+
+/** Windows-1252's printable characters at 0x80–0x9F, where Latin-1 has control codes. */
+const WINDOWS_1252 = "€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ";
+
+/**
+ * Node 20's TextDecoder decodes "windows-1252" as Latin-1 (control codes at 0x80–0x9F), unlike
+ * the WHATWG Encoding standard and browsers, so those 32 code points are mapped here.
+ */
+function windows1252(latin1: string): string {
+  return latin1.replace(/[\u0080-\u009f]/g, (character) => WINDOWS_1252[character.charCodeAt(0) - 0x80]!);
 }
 
 /** The last segment of a path or URL path, decoded: "Manual.pdf" for ".../files/Manual%2Epdf". */

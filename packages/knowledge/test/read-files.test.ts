@@ -98,6 +98,17 @@ describe("HTML, Markdown and text", () => {
   });
 });
 
+describe("encodings", () => {
+  it("decodes a page in the charset it declares, and a text file that is not UTF-8 as Windows-1252", async () => {
+    const latin1 = Buffer.from('<html><head><meta charset="iso-8859-1"><title>Caf\u00e9</title></head><body><p>Cr\u00e8me br\u00fbl\u00e9e, 4 \u00a3.</p></body></html>', "latin1");
+    // Windows-1252 curly quotes are 0x93 and 0x94, bytes that are never valid UTF-8 on their own.
+    const legacy = Buffer.concat([Buffer.from("Na\u00efve r\u00e9sum\u00e9 ", "latin1"), Buffer.from([0x93]), Buffer.from("quoted"), Buffer.from([0x94])]);
+    const items = await read([upload("cafe.html", latin1), upload("notes.txt", legacy)]);
+    expect(items.map((item) => documentOf(item).document.text)).toEqual(["Cr\u00e8me br\u00fbl\u00e9e, 4 \u00a3.", "Na\u00efve r\u00e9sum\u00e9 \u201cquoted\u201d"]);
+    expect(documentOf(items[0]).document.title).toBe("Caf\u00e9");
+  });
+});
+
 describe("types by content", () => {
   it("reads a PDF named .txt as a PDF and HTML named .pdf as HTML", async () => {
     const items = await read([upload("renamed.txt", fixture("manual.pdf")), upload("page.pdf", "<!doctype html><title>T</title><p>Hello from HTML.</p>")]);
