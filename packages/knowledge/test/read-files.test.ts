@@ -79,6 +79,14 @@ describe("DOCX", () => {
     ]);
   });
 
+  it("refuses a DOCX that declares it unpacks to gigabytes (a zip bomb), before unpacking it", async () => {
+    const bomb = Buffer.from(fixture("handbook.docx"));
+    // The first central directory entry's uncompressed size, set to 2 GiB - 1.
+    const centralDirectory = bomb.readUInt32LE(bomb.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06])) + 16);
+    bomb.writeUInt32LE(0x7fffffff, centralDirectory + 24);
+    expect(await read([upload("bomb.docx", bomb)])).toEqual([{ source: "bomb.docx", error: "The DOCX file unpacks to more than 256 MiB; it is refused." }]);
+  });
+
   it("reports a damaged DOCX", async () => {
     const broken = Buffer.concat([fixture("handbook.docx").subarray(0, 2000)]);
     expect(await read([upload("broken.docx", broken)])).toEqual([{ source: "broken.docx", error: "The DOCX file is damaged and could not be read." }]);
