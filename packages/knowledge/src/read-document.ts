@@ -1,9 +1,6 @@
 import type { DocumentInput, Section } from "@parley/core";
 import { detectType, type DocumentType } from "./detect-type.js";
 import { DocumentError } from "./document-error.js";
-import { readDocx } from "./read-docx.js";
-import { readHtml } from "./read-html.js";
-import { readPdf } from "./read-pdf.js";
 
 /** Bytes to read, with what is known of where they came from. */
 export interface DocumentBytes {
@@ -33,9 +30,12 @@ export async function readDocument(input: DocumentBytes): Promise<ReadDocument> 
   }
   const fileName = nameOf(input.name);
   let read: { title: string; source: string; sections?: Section[]; text?: string; links?: string[] };
-  if (type === "pdf") read = { title: fileName, source: input.source, sections: await readPdf(input.bytes) };
-  else if (type === "docx") read = { title: fileName, source: input.source, sections: await readDocx(input.bytes) };
+  // Each parser is loaded on first use: pdf.js alone takes half a second to load, and every
+  // `parley` command (most of which never read a document) would pay it at start.
+  if (type === "pdf") read = { title: fileName, source: input.source, sections: await (await import("./read-pdf.js")).readPdf(input.bytes) };
+  else if (type === "docx") read = { title: fileName, source: input.source, sections: await (await import("./read-docx.js")).readDocx(input.bytes) };
   else if (type === "html") {
+    const { readHtml } = await import("./read-html.js");
     const page = readHtml(decode(input.bytes, input.contentType ?? null), input.url ?? null);
     read = { title: page.title ?? fileName, source: page.canonicalUrl ?? input.source, sections: page.sections, links: page.links };
   } else {

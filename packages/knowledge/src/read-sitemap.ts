@@ -1,5 +1,4 @@
 import { gunzipSync } from "node:zlib";
-import { DOMParser } from "linkedom";
 import { formatBytes, type Fetcher } from "./create-fetcher.js";
 import { DocumentError } from "./document-error.js";
 
@@ -7,7 +6,7 @@ import { DocumentError } from "./document-error.js";
 const MAX_SITEMAP_FILES = 50;
 
 /** A sitemap's <loc> entries: pages for a `urlset`, further sitemaps for a `sitemapindex`. */
-export function parseSitemap(body: Buffer, maxBytes: number): { kind: "urlset" | "sitemapindex"; locations: string[] } | null {
+export async function parseSitemap(body: Buffer, maxBytes: number): Promise<{ kind: "urlset" | "sitemapindex"; locations: string[] } | null> {
   let xml: Buffer = body;
   if (body[0] === 0x1f && body[1] === 0x8b) {
     try {
@@ -18,6 +17,7 @@ export function parseSitemap(body: Buffer, maxBytes: number): { kind: "urlset" |
   }
   const text = xml.toString("utf8").replace(/^\uFEFF/, "").trimStart();
   if (!text.startsWith("<")) return null;
+  const { DOMParser } = await import("linkedom");
   const document = new DOMParser().parseFromString(text, "text/xml");
   const root = document.documentElement;
   const kind = root?.localName?.toLowerCase();
@@ -40,9 +40,9 @@ export async function readSitemap(fetcher: Fetcher, url: string, maxPages: numbe
   const seen = new Set(queue);
   for (let files = 0; queue.length > 0 && files < MAX_SITEMAP_FILES && pages.length < maxPages; files += 1) {
     const current = queue.shift()!;
-    let sitemap: ReturnType<typeof parseSitemap>;
+    let sitemap: Awaited<ReturnType<typeof parseSitemap>>;
     try {
-      sitemap = parseSitemap((await fetcher.fetch(current, signal)).body, maxBytes);
+      sitemap = await parseSitemap((await fetcher.fetch(current, signal)).body, maxBytes);
     } catch (error) {
       // The sitemap asked for must be readable; one listed by an index may be gone.
       if (current === url) throw error;
