@@ -46,6 +46,11 @@ describe("PDF", () => {
     expect(sections.filter((section) => section.text.includes("ZEPHYR-7")).map((section) => section.label)).toEqual(["page 3"]);
   });
 
+  it("reads a PDF that opens without a password but forbids copying, as PDF readers do", async () => {
+    const item = documentOf((await read([upload("restricted.pdf", fixture("restricted.pdf"))]))[0]);
+    expect(item.document.sections?.map((section) => section.label)).toEqual(["page 1", "page 2", "page 3", "page 4"]);
+  });
+
   it("reports an encrypted, a scanned (no text layer) and a damaged PDF per document, and goes on", async () => {
     const items = await read([
       upload("locked.pdf", fixture("encrypted.pdf")),
