@@ -45,7 +45,7 @@ export async function readDocument(input: DocumentBytes): Promise<ReadDocument> 
   }
   const text = read.text ?? (read.sections ?? []).map((section) => section.text).join("\n\n");
   if (text.trim() === "") throw new DocumentError("The document has no text.");
-  const document: DocumentInput = { source: read.source, title: read.title, text, ...(read.sections ? { sections: read.sections } : {}) };
+  const document: DocumentInput = { source: read.source, title: read.title, text, type, ...(read.sections ? { sections: read.sections } : {}) };
   return { document, type, links: read.links ?? [] };
 }
 

@@ -40,7 +40,7 @@ const finished = async (ingestionId: unknown) => {
 
 describe("POST /v1/admin/chatbots/{id}/documents", () => {
   it("takes uploaded PDF and DOCX files, reads them in the background, reports the encrypted one, and removes the uploads", async () => {
-    const created = await upload(["Manual.pdf", fixture("manual.pdf")], ["Handbook.docx", fixture("handbook.docx")], ["locked.pdf", fixture("encrypted.pdf")]);
+    const created = await upload(["Manual.pdf", fixture("manual.pdf")], ["Handbook.txt", fixture("handbook.docx")], ["locked.pdf", fixture("encrypted.pdf")]);
     expect(created.status).toBe(202);
     expect(created.json).toMatchObject({ status: "queued", documents_done: 0, errors: [] });
     const ingestion = await finished(created.json.id);
@@ -54,6 +54,11 @@ describe("POST /v1/admin/chatbots/{id}/documents", () => {
     const uploads = server.runtime.uploads.folder;
     expect(existsSync(uploads) ? readdirSync(uploads) : []).toEqual([]);
 
+    // Types come from the content: the DOCX named .txt is listed as docx.
+    const listed = (await call(documentsUrl(), { key })).json as { data: { source: string; type: string }[] };
+    expect(listed.data.map(({ source, type }) => ({ source, type }))).toEqual(
+      expect.arrayContaining([{ source: "Manual.pdf", type: "pdf" }, { source: "Handbook.txt", type: "docx" }]),
+    );
     const search = await call(`${server.url}/v1/admin/chatbots/${bot}/search`, { key, body: { query: "Under which reference is the heating element warranty?" } });
     const [best] = (search.json as { data: { title: string; text: string }[] }).data;
     expect(best).toMatchObject({ title: "Manual.pdf", text: expect.stringMatching(/^\(page 3\) .*ZEPHYR-7/s) });

@@ -96,6 +96,10 @@ describe("ingestDocuments", () => {
     ]);
     const [best] = await searchIndex.keywordSearch(chatbot.id, "heating element covered", 1);
     expect(best?.text).toBe("(page 3) The heating element is covered for seven years.");
+    // The type as read is kept, whatever the source's extension says.
+    await parley.admin.ingestDocuments(chatbot.id, [{ source: "renamed.txt", text: "Really a PDF.", type: "pdf" }]);
+    const types = (await searchIndex.listDocuments(chatbot.id, { limit: 10 })).map(({ source, type }) => ({ source, type }));
+    expect(types).toEqual(expect.arrayContaining([{ source: "uploads/Manual.pdf", type: "pdf" }, { source: "renamed.txt", type: "pdf" }]));
     // ingestDocument chunks the same way.
     await parley.admin.ingestDocument(chatbot.id, { ...manual, source: "single.pdf" });
     const single = (await stored(searchIndex, chatbot.id)).filter((chunk) => chunk.source === "single.pdf").map((chunk) => chunk.text);

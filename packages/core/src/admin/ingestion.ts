@@ -17,6 +17,8 @@ export interface DocumentInput {
    * the start of each chunk, so an answer can cite "page 3". When given, it replaces `text` for chunking.
    */
   sections?: Section[];
+  /** `pdf`, `docx`, `html`, `markdown` or `text`, as read (default: from the source's extension). */
+  type?: string;
 }
 
 /** A document's chunks: by section when it has sections, else of its whole text. */
@@ -60,7 +62,7 @@ export async function ingestDocument(
   return searchIndex.replaceDocument(
     chatbot.id,
     { embedderId: embedder.id, dimensions: embedder.dimensions },
-    { source, title, chunks: texts.map((text, index) => ({ text, embedding: vectors[index]! })) },
+    { source, title, chunks: texts.map((text, index) => ({ text, embedding: vectors[index]! })), ...(document.type ? { type: document.type } : {}) },
   );
 }
 
