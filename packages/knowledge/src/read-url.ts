@@ -39,6 +39,8 @@ export async function* readUrl(url: string, crawl: CrawlMode, maxPages: number, 
   }
   const visited = new Set(queue);
   const sources = new Set<string>();
+  // The site is where the start page lives after its redirects (http://acme.test → https://www.acme.test).
+  let siteOrigin = new URL(start).origin;
   for (let fetched = 0; queue.length > 0 && fetched < maxPages && !signal.aborted; ) {
     const pageUrl = queue.shift()!;
     const isStart = pageUrl === start;
@@ -52,6 +54,9 @@ export async function* readUrl(url: string, crawl: CrawlMode, maxPages: number, 
       fetched += 1;
       const resource = await fetcher.fetch(pageUrl, signal);
       visited.add(resource.url);
+      if (isStart) siteOrigin = new URL(resource.url).origin;
+      // A same-site link that redirects to another site leaves the crawl there.
+      else if (crawl === "site" && new URL(resource.url).origin !== siteOrigin) continue;
       const { document, type, links } = await readDocument({
         bytes: resource.body,
         name: nameOf(resource.url),
@@ -59,7 +64,7 @@ export async function* readUrl(url: string, crawl: CrawlMode, maxPages: number, 
         contentType: resource.contentType,
         url: resource.url,
       });
-      if (crawl === "site") queue.push(...sameSiteLinks(links, start, visited));
+      if (crawl === "site") queue.push(...sameSiteLinks(links, siteOrigin, visited));
       // Two addresses of one page (a redirect, a canonical link) give one document.
       if (sources.has(document.source)) continue;
       sources.add(document.source);
@@ -107,8 +112,7 @@ function nameOf(url: string): string {
   return pathname === "/" ? host : pathname;
 }
 
-function sameSiteLinks(links: string[], start: string, visited: Set<string>): string[] {
-  const origin = new URL(start).origin;
+function sameSiteLinks(links: string[], origin: string, visited: Set<string>): string[] {
   const found: string[] = [];
   for (const link of links) {
     const target = new URL(link);

@@ -100,6 +100,23 @@ describe("site crawl", () => {
     expect(fetched).not.toContain("/style.css");
   });
 
+  it("crawls the site the start URL redirects to, and does not follow a link that redirects off the site", async () => {
+    const elsewhere = await startTestSite();
+    const entrance = await startTestSite({ redirects: { "/": `${site.origin}/loop-a` } });
+    const offsite = await startTestSite({ redirects: { "/loop-b": `${elsewhere.origin}/about` } });
+    try {
+      const crawled = await read({ kind: "url", url: `${entrance.origin}/`, crawl: "site", maxPages: 3 });
+      // The entrance redirects to the main site's /loop-a, whose links are then followed on the main site.
+      expect(summary(crawled)).toEqual([{ page: "/loop-a", type: "html" }, { page: "/", type: "html" }, { page: "/about", type: "html" }]);
+      // The fourth page, /loop-b, redirects to another site: fetched, then left out.
+      const left = await read({ kind: "url", url: `${offsite.origin}/loop-a`, crawl: "site", maxPages: 4 });
+      expect(left.map((item) => ("error" in item ? item.error : item.document.source))).toEqual([`${offsite.origin}/loop-a`, `${offsite.origin}/`, `${offsite.origin}/about`]);
+      expect(elsewhere.requests.some((request) => request.path === "/about")).toBe(true);
+    } finally {
+      await Promise.all([elsewhere.close(), entrance.close(), offsite.close()]);
+    }
+  });
+
   it("fetches no more than max_pages pages", async () => {
     expect(summary(await read(url("/", "site", 3)))).toEqual([
       { page: "/", type: "html" },
