@@ -70,6 +70,20 @@ describe("POST /v1/admin/chatbots/{id}/documents", () => {
     expect(readdirSync(server.runtime.uploads.folder)).toEqual([]);
   });
 
+  it("answers 404 for another chatbot id before reading the upload", async () => {
+    const response = await fetch(`${server.url}/v1/admin/chatbots/00000000-0000-4000-8000-000000000000/documents`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}` },
+      body: (() => {
+        const form = new FormData();
+        form.append("files", new Blob(["text"]), "a.txt");
+        return form;
+      })(),
+    });
+    expect({ status: response.status, body: await response.json() }).toEqual({ status: 404, body: { detail: "Chatbot not found." } });
+    expect(readdirSync(server.runtime.uploads.folder)).toEqual([]);
+  });
+
   it("reads a URL given as JSON, crawling the local site when private URLs are allowed", async () => {
     const created = await call(documentsUrl(), { key, body: { url: `${site.origin}/`, crawl: "site", max_pages: 3 } });
     expect(created.status).toBe(202);

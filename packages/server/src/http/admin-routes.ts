@@ -87,6 +87,8 @@ export const ADMIN_ROUTES: Route[] = [
           const body = checkAddDocuments(await readJsonBody(request));
           return { status: 202, body: await parley.operator.addKnowledge(caller, params[0]!, knowledgeRequestOf(body)) };
         }
+        // A missing or foreign chatbot is 404 before a byte of the upload is read.
+        await parley.operator.getChatbot(caller, params[0]!);
         // Files are streamed to disk first; the ingestion reads them, then removes them.
         await mkdir(uploads.folder, { recursive: true, mode: 0o700 });
         const { files, folder } = await readUploadedFiles(request, { maxFileBytes: uploads.maxFileBytes, directory: uploads.folder });
