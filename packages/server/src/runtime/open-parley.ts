@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { consoleLog, type LogSink } from "../http/create-request-handler.js";
 import type { ServerConfig } from "./config.js";
-import { loadWebhookMasterKey } from "./webhook-master-key.js";
+import { ensureWebhookMasterKey, loadWebhookMasterKey } from "./webhook-master-key.js";
 
 /** A Parley on the embedded SQLite default, and how to close it. */
 export interface ParleyRuntime {
@@ -53,7 +53,13 @@ export function openParley(config: ServerConfig, options: { log?: LogSink } = {}
   const database = openDatabase({ path: config.databasePath, onFileModes: (report) => logFileModes(log, report) });
   const embedder = embedderFor(config);
   // Loaded on first use, so commands that never touch webhooks create no key file.
-  const webhookSecrets = createDerivedWebhookSecrets(() => loadWebhookMasterKey(config));
+  // Until the first subscription exists no secret depends on the key, so the first one made
+  // over the API creates the key file as `parley webhook add` does; after that a missing file
+  // is an error, never silently replaced (docs/operations.md, "Where the secret lives").
+  const webhookSecrets = createDerivedWebhookSecrets(() => {
+    if (database.prepare("SELECT 1 FROM webhook_subscriptions LIMIT 1").get() === undefined) ensureWebhookMasterKey(config);
+    return loadWebhookMasterKey(config);
+  });
   const searchIndex = createSqliteSearchIndex({ database });
   // Uploads wait beside the database, so an ingestion resumed after a restart still finds them.
   const uploads = { folder: `${config.databasePath === ":memory:" ? join(tmpdir(), "parley") : config.databasePath}.uploads`, maxFileBytes: config.maxUploadBytes };
@@ -67,6 +73,7 @@ export function openParley(config: ServerConfig, options: { log?: LogSink } = {}
     knowledgeSources,
     settings: {
       keyRequestsPerMinute: config.keyRequestsPerMinute,
+      adminKeyRequestsPerMinute: config.adminKeyRequestsPerMinute,
       conversationMessagesPerMinute: config.conversationMessagesPerMinute,
     },
   });
