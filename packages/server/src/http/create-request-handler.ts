@@ -1,6 +1,7 @@
 import { isParleyError, type Caller, type Parley, type RateLimitStatus } from "@parley/core";
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { createConsoleAssets, defaultConsoleRoot, isConsolePath } from "./console-assets.js";
 import { HttpError, statusForCode } from "./http-error.js";
 import { createRedactor } from "./redact.js";
 import { matchRoute } from "./routes.js";
@@ -33,8 +34,9 @@ function outcome(status: number, body: unknown, headers: Record<string, string>,
 }
 
 /** The node:http request listener of the Parley API. */
-export function createRequestHandler(options: { parley: Parley; log?: LogSink; secrets?: readonly string[] }) {
+export function createRequestHandler(options: { parley: Parley; log?: LogSink; secrets?: readonly string[]; consoleRoot?: string }) {
   const { parley } = options;
+  const serveConsole = createConsoleAssets({ root: "consoleRoot" in options ? options.consoleRoot : defaultConsoleRoot() });
   const sink = options.log ?? consoleLog;
   const redact = createRedactor(options.secrets ?? []);
   const log: LogSink = (line) => sink(redact(line));
@@ -94,6 +96,11 @@ export function createRequestHandler(options: { parley: Parley; log?: LogSink; s
     const url = request.url ?? "/";
     const query = url.indexOf("?");
     const path = query === -1 ? url : url.slice(0, query);
+    if (isConsolePath(path)) {
+      // The console's static files (docs/design.md §11): no key, their own headers.
+      const status = serveConsole(request, response, path, { "x-request-id": requestId });
+      return log({ level: "info", msg: "request", request_id: requestId, method: request.method, path, status, duration_ms: Math.round((performance.now() - started) * 100) / 100, key_id: null });
+    }
     handle(request, requestId, path)
       .catch((error: unknown) => refusal(error, requestId))
       .then((outcome) => {

@@ -1,0 +1,71 @@
+import { signal } from "@preact/signals";
+import { describeFailure, get } from "../api/client.js";
+import { onLiveChange } from "../api/live-events.js";
+import type { Conversation, List } from "../api/types.js";
+import { applyEvent, isVisitorMessage, type InboxFilter } from "./inbox-state.js";
+
+/** The inbox's conversations, newest activity first. */
+export const conversations = signal<Conversation[]>([]);
+export const inboxError = signal<string | null>(null);
+export const inboxLoaded = signal(false);
+export const inboxFilter = signal<InboxFilter>({ chatbotId: "", status: "" });
+/** Conversations with visitor messages the agent has not opened since. */
+export const unread = signal<ReadonlySet<string>>(new Set());
+/** The conversation on screen, which new messages do not mark unread. */
+export const openConversationId = signal<string | null>(null);
+
+/** Fetches the first page of the inbox under the current filter. */
+export async function loadInbox(): Promise<void> {
+  const filter = inboxFilter.value;
+  try {
+    const page = await get<List<Conversation>>("/conversations", { chatbot_id: filter.chatbotId, status: filter.status, limit: 50 });
+    if (filter !== inboxFilter.value) return;
+    conversations.value = page.data;
+    inboxError.value = null;
+  } catch (error) {
+    inboxError.value = describeFailure(error);
+  } finally {
+    inboxLoaded.value = true;
+  }
+}
+
+/** Changes a filter and loads the inbox again. */
+export function setInboxFilter(change: Partial<InboxFilter>): void {
+  inboxFilter.value = { ...inboxFilter.value, ...change };
+  void loadInbox();
+}
+
+/** Marks a conversation read (the agent opened it). */
+export function markRead(id: string): void {
+  if (!unread.value.has(id)) return;
+  const next = new Set(unread.value);
+  next.delete(id);
+  unread.value = next;
+}
+
+let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** Asks the server again shortly, coalescing bursts of events into one request. */
+function refreshSoon(delayMs: number): void {
+  if (refreshTimer !== undefined) return;
+  refreshTimer = setTimeout(() => {
+    refreshTimer = undefined;
+    void loadInbox();
+  }, delayMs);
+}
+
+/**
+ * Keeps the inbox live: each event updates the list at once (so a message shows without a round
+ * trip), then the list is fetched again to pick up what only the server knows (needs_attention,
+ * the status filter); a poll tick just fetches. Returns the unsubscribe function.
+ */
+export function followInbox(): () => void {
+  return onLiveChange((event) => {
+    if (!event) return refreshSoon(0);
+    const { list, unknown } = applyEvent(conversations.value, event, inboxFilter.value);
+    conversations.value = list;
+    const id = event.data.conversation_id;
+    if (isVisitorMessage(event) && id && id !== openConversationId.value) unread.value = new Set(unread.value).add(id);
+    refreshSoon(unknown ? 0 : 1_000);
+  });
+}

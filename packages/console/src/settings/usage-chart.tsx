@@ -1,0 +1,35 @@
+import { useEffect, useRef } from "preact/hooks";
+import uPlot from "uplot";
+import type { Usage } from "../api/types.js";
+
+/** Cumulative messages of the month, day by day, against the plan's limit (uPlot, no network). */
+export function UsageChart({ usage }: { usage: Usage }) {
+  const host = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const element = host.current;
+    if (!element) return;
+    const days = usage.by_day.map((day) => Date.parse(`${day.date}T00:00:00Z`) / 1000);
+    const perDay = usage.by_day.map((day) => day.messages);
+    let total = 0;
+    const cumulative = perDay.map((count) => (total += count));
+    const limit = perDay.map(() => usage.limit);
+    const chart = new uPlot(
+      {
+        width: Math.max(element.clientWidth, 320),
+        height: 260,
+        scales: { x: { time: true }, y: { range: (_chart, _min, max) => [0, Math.max(max, usage.limit) * 1.05] } },
+        axes: [{}, { label: "messages" }],
+        series: [
+          {},
+          { label: "Messages that day", stroke: "#2563eb", fill: "rgba(37,99,235,0.15)", paths: uPlot.paths.bars!({ size: [0.6, 40] }) },
+          { label: "Used this month", stroke: "#059669", width: 2 },
+          { label: `Plan limit (${usage.limit})`, stroke: "#dc2626", dash: [6, 4], width: 1.5 },
+        ],
+      },
+      [days, perDay, cumulative, limit],
+      element,
+    );
+    return () => chart.destroy();
+  }, [usage]);
+  return <div ref={host} class="chart" role="img" aria-label={`Chart of messages per day in ${usage.month}: ${usage.used} of ${usage.limit} used`} />;
+}
