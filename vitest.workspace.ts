@@ -20,6 +20,8 @@ export default defineConfig({
         include: ["src/**/*.test.ts", "test/**/*.test.ts"],
         testTimeout: timeouts[name] ?? 5_000,
         hookTimeout: timeouts[name] ?? 10_000,
+        // The console's browser tests need its bundle: built once, fresh, before they run.
+        ...(name === "console" ? { globalSetup: ["test/support/build-console.ts"] } : {}),
       },
     })),
   },

@@ -5,7 +5,7 @@ import { Chatbots } from "./chatbots/chatbots.js";
 import { loadChatbots } from "./chatbots/chatbots-data.js";
 import { ConversationView } from "./conversation/conversation.js";
 import { Inbox } from "./inbox/inbox.js";
-import { followInbox, unread } from "./inbox/inbox-data.js";
+import { conversations, followInbox, unread } from "./inbox/inbox-data.js";
 import { Knowledge } from "./knowledge/knowledge.js";
 import { href, route } from "./router.js";
 import { adminKey, signOut } from "./session/session.js";
@@ -44,7 +44,13 @@ function Console({ apiKey }: { apiKey: string }) {
     void loadChatbots().catch(() => undefined);
     const unfollow = followInbox();
     const stop = startLiveEvents(apiKey);
-    return () => (stop(), unfollow());
+    return () => {
+      stop();
+      unfollow();
+      // The next key may belong to another user: nothing of this one's inbox stays behind.
+      conversations.value = [];
+      unread.value = new Set();
+    };
   }, [apiKey]);
   const path = route.value;
   const unreadCount = unread.value.size;

@@ -16,7 +16,6 @@ export function TryQuestion({ chatbotId }: { chatbotId: string }) {
       <h2 id="try-title">Try a question</h2>
       <form
         class="inline"
-        aria-labelledby="try-title"
         onSubmit={(event) => {
           event.preventDefault();
           if (query.trim()) void action.run(() => searchKnowledge(chatbotId, query.trim())).then((answer) => answer && setHits(answer.data));

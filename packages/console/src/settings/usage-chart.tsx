@@ -17,13 +17,15 @@ export function UsageChart({ usage }: { usage: Usage }) {
       {
         width: Math.max(element.clientWidth, 320),
         height: 260,
-        scales: { x: { time: true }, y: { range: (_chart, _min, max) => [0, Math.max(max, usage.limit) * 1.05] } },
-        axes: [{}, { label: "messages" }],
+        // Two scales: the day's messages as bars (left), the month's running total against the
+        // plan's limit (right); on one scale the bars would vanish under a limit of thousands.
+        scales: { x: { time: true }, day: { range: (_chart, _min, max) => [0, Math.max(max, 5) * 1.1] }, month: { range: (_chart, _min, max) => [0, Math.max(max, usage.limit) * 1.05] } },
+        axes: [{}, { scale: "day", label: "messages per day" }, { scale: "month", side: 1, label: "this month", grid: { show: false } }],
         series: [
           {},
-          { label: "Messages that day", stroke: "#2563eb", fill: "rgba(37,99,235,0.15)", paths: uPlot.paths.bars!({ size: [0.6, 40] }) },
-          { label: "Used this month", stroke: "#059669", width: 2 },
-          { label: `Plan limit (${usage.limit})`, stroke: "#dc2626", dash: [6, 4], width: 1.5 },
+          { label: "Messages that day", scale: "day", stroke: "#2563eb", fill: "rgba(37,99,235,0.35)", paths: uPlot.paths.bars!({ size: [0.6, 40] }), points: { show: false } },
+          { label: "Used this month", scale: "month", stroke: "#059669", width: 2, points: { show: false } },
+          { label: `Plan limit (${usage.limit.toLocaleString()})`, scale: "month", stroke: "#dc2626", dash: [6, 4], width: 1.5, points: { show: false } },
         ],
       },
       [days, perDay, cumulative, limit],

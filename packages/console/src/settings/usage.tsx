@@ -16,7 +16,7 @@ export function UsageScreen() {
       {data ? (
         <>
           <p class="summary">
-            <strong>{data.used}</strong> of {data.limit} messages used on the <strong>{data.plan}</strong> plan ({data.remaining} left); the count resets {formatTime(data.resets_at)}.
+            <strong>{data.used.toLocaleString()}</strong> of {data.limit.toLocaleString()} messages used on the <strong>{data.plan}</strong> plan ({data.remaining.toLocaleString()} left); the count resets {formatTime(data.resets_at)}.
           </p>
           <meter min={0} max={data.limit} value={data.used} high={data.limit * 0.8} aria-label="Share of the monthly limit used" />
           <UsageChart usage={data} />

@@ -1,0 +1,193 @@
+import { startFakeOpenAI, type FakeOpenAI } from "@parley/providers/testing";
+import { existsSync } from "node:fs";
+import type { Page } from "playwright-core";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM, launchBrowser, type TestBrowser } from "./support/browser.js";
+import { api, screenshot, signIn } from "./support/console-page.js";
+import { startParley, type RunningParley } from "./support/start-parley.js";
+import { startReceiver } from "./support/webhook-receiver.js";
+
+// The proof of docs/design.md §11: the built console, in Debian's Chromium, against a real
+// `parley serve` child process whose provider is a fake OpenAI on 127.0.0.1.
+describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
+  let openai: FakeOpenAI;
+  let parley: RunningParley;
+  let browser: TestBrowser;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let page: Page;
+  let webhookSecret = "";
+
+  beforeAll(async () => {
+    openai = await startFakeOpenAI();
+    receiver = await startReceiver();
+    [parley, browser] = await Promise.all([
+      startParley({ OPENAI_API_KEY: "sk-test-secret-1234", OPENAI_BASE_URL: openai.url, PARLEY_ALLOW_PRIVATE_URLS: "true", PARLEY_LLM_TIMEOUT_MS: "5000" }),
+      launchBrowser(),
+    ]);
+    page = await browser.newPage();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await parley?.stop();
+    await receiver?.close();
+    await openai?.close();
+  });
+
+  const chat = (message: string, sessionId: string, key = parley.chatKey) => api(parley.url, key, `/v1/chatbots/${parley.chatbotId}/chat`, { message, session_id: sessionId });
+
+  it("refuses a wrong key and a chat key with the API's words", async () => {
+    await page.goto(`${parley.url}/console`);
+    await screenshot(page, "sign-in");
+    await page.getByLabel("Admin key").fill("prl_not-a-real-key");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").filter({ hasText: "Invalid or missing API key." }).waitFor();
+    await page.getByLabel("Admin key").fill(parley.chatKey);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").filter({ hasText: "This API key cannot manage chatbots; use a key with the admin scope." }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+  });
+
+  it("signs in with the admin key, kept in session storage only", async () => {
+    await signIn(page, parley.url, parley.adminKey);
+    expect(await page.evaluate(() => [sessionStorage.getItem("parley.adminKey"), localStorage.length, document.cookie])).toEqual([parley.adminKey, 0, ""]);
+    await page.getByRole("status").filter({ hasText: "Live" }).waitFor();
+  });
+
+  it("shows a visitor's chat in the inbox live, at the top and unread", async () => {
+    const started = performance.now();
+    const sent = chat("Does the kettle keep water warm?", "visitor-ada");
+    await page.getByRole("link", { name: /Conversation visitor-ada .*unread/ }).waitFor();
+    const shownMs = performance.now() - started;
+    expect((await sent).status).toBe(200);
+    console.log(`console e2e: chat request to its message in the inbox: ${shownMs.toFixed(0)} ms`);
+    await chat("And how long is the warranty?", "visitor-bo");
+    await page.locator(".inbox li").first().filter({ hasText: "visitor-bo" }).waitFor();
+    await chat("One more question about descaling.", "visitor-ada");
+    await page.locator(".inbox li").first().filter({ hasText: "visitor-ada" }).filter({ hasText: "One more question about descaling." }).waitFor();
+    expect(await page.locator(".inbox li.unread").count()).toBe(2);
+    await screenshot(page, "inbox");
+  });
+
+  it("adds a webhook and shows its secret once", async () => {
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await page.getByLabel("URL").fill(receiver.url);
+    await page.getByRole("button", { name: "Add webhook" }).click();
+    webhookSecret = (await page.locator(".secret-value").textContent()) ?? "";
+    expect(webhookSecret).toMatch(/^whsec_/);
+    await page.getByRole("button", { name: "I have copied it" }).click();
+    await page.getByRole("list", { name: "Webhooks" }).getByText(receiver.url).waitFor();
+    expect(await page.locator(".secret-value").count()).toBe(0);
+  });
+
+  it("takes a conversation over, replies with Enter, and the reply reaches the webhook as message.sent", async () => {
+    await page.getByRole("link", { name: "Inbox" }).click();
+    await page.getByRole("link", { name: /Conversation visitor-ada/ }).click();
+    await page.getByText("Does the kettle keep water warm?").waitFor();
+    expect(await page.locator(".inbox li.unread").count()).toBe(0);
+    await page.getByRole("button", { name: "Take over" }).click();
+    await page.getByText("Taken over by an agent").waitFor();
+    const visitor = await chat("Is a person there?", "visitor-ada");
+    expect(visitor).toEqual({ status: 202, json: { response: "" } });
+    await page.getByText("Is a person there?").waitFor();
+
+    const reply = page.getByLabel(/Reply to the visitor/);
+    await reply.fill("Hello, this is Sam from support.");
+    await reply.press("Shift+Enter");
+    await reply.pressSequentially("It keeps water warm for 30 minutes.");
+    await reply.press("Enter");
+    const agentReply = "Hello, this is Sam from support.\nIt keeps water warm for 30 minutes.";
+    await page.locator(".message.agent").filter({ hasText: "It keeps water warm for 30 minutes." }).waitFor();
+    expect(await reply.inputValue()).toBe("");
+    await screenshot(page, "conversation");
+
+    const hook = await receiver.next((item) => item.body.includes('"message.sent"') && item.body.includes("Sam from support"));
+    const event = new Webhook(webhookSecret).verify(hook.body, hook.headers) as { type: string; data: Record<string, unknown> };
+    expect(event.type).toBe("message.sent");
+    expect(event.data).toMatchObject({ chatbot_id: parley.chatbotId, session_id: "visitor-ada", role: "assistant", author: "agent", content: agentReply });
+  });
+
+  it("hands the conversation back, and the bot answers again", async () => {
+    await page.getByRole("button", { name: "Hand back to the bot" }).click();
+    await page.getByText("The bot answers").waitFor();
+    const answer = await chat("Thanks! What about descaling?", "visitor-ada");
+    expect(answer).toEqual({ status: 200, json: { response: "This is the fake model's reply." } });
+    await page.locator(".message.model").filter({ hasText: "This is the fake model's reply." }).last().waitFor();
+  });
+
+  it("shows hostile visitor text as text, running nothing", async () => {
+    const hostile = `<img src=x onerror="globalThis.__owned=1"><script>globalThis.__owned=2</script>`;
+    await chat(hostile, "visitor-mallory");
+    await page.getByRole("link", { name: "Inbox" }).click();
+    await page.getByRole("link", { name: /Conversation visitor-mallory/ }).click();
+    await page.locator(".message.user .content").filter({ hasText: hostile }).waitFor();
+    expect(await page.locator(".messages img, .messages script").count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as Record<string, unknown>).__owned)).toBeUndefined();
+  });
+
+  it("pauses a chatbot (chat answers 403) and resumes it", async () => {
+    await page.getByRole("link", { name: "Chatbots" }).click();
+    await page.getByRole("link", { name: "Kettlebird Support", exact: true }).click();
+    await page.getByRole("button", { name: "Pause" }).click();
+    await page.getByText("Paused: chat now answers 403").waitFor();
+    expect(await chat("Hello?", "visitor-cy")).toEqual({ status: 403, json: { detail: "Chatbot is paused by its owner." } });
+    await page.getByRole("button", { name: "Resume" }).click();
+    await page.getByText("Resumed: the chatbot answers again.").waitFor();
+    expect((await chat("Hello?", "visitor-cy")).status).toBe(200);
+  });
+
+  it("creates, edits and deletes a chatbot, asking before the delete", async () => {
+    await page.getByRole("link", { name: "Chatbots" }).click();
+    await page.getByRole("button", { name: "New chatbot" }).click();
+    await page.getByLabel("Name").fill("Teapot Helper");
+    await page.getByLabel("System prompt").fill("You help with teapots.");
+    await page.getByRole("button", { name: "Create chatbot" }).click();
+    await page.getByRole("heading", { name: "Teapot Helper" }).waitFor();
+    await page.getByLabel("Name").fill("Teapot Helpdesk");
+    await page.getByLabel("Fallback message").fill("Please write to tea@example.com.");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByRole("heading", { name: "Teapot Helpdesk", exact: true }).waitFor();
+    const id = /#\/chatbots\/([0-9a-f-]{36})/.exec(page.url())?.[1];
+    expect((await api(parley.url, parley.adminKey, `/v1/chatbots/${id}`)).json).toMatchObject({ name: "Teapot Helpdesk", fallback_message: "Please write to tea@example.com.", system_prompt: "You help with teapots." });
+    await page.getByRole("button", { name: "Delete" }).click();
+    await page.getByRole("button", { name: "Yes, delete it" }).click();
+    await page.getByRole("heading", { name: "Chatbots" }).waitFor();
+    await screenshot(page, "chatbots");
+    expect(await page.getByRole("link", { name: "Teapot Helpdesk", exact: true }).count()).toBe(0);
+    expect((await api(parley.url, parley.adminKey, `/v1/chatbots/${id}`)).status).toBe(404);
+  });
+
+  it("issues a key shown once, and revokes it", async () => {
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByLabel("Name").fill("website widget");
+    await page.getByRole("button", { name: "Issue key" }).click();
+    const key = (await page.locator(".secret-value").textContent()) ?? "";
+    expect(key).toMatch(/^prl_/);
+    expect((await api(parley.url, key, "/v1/chatbots")).status).toBe(200);
+    await page.getByRole("button", { name: "I have copied it" }).click();
+    await screenshot(page, "keys");
+    const row = page.getByRole("row").filter({ hasText: "website widget" });
+    await row.getByRole("button", { name: "Revoke" }).click();
+    await row.getByRole("button", { name: "Yes, revoke it" }).click();
+    await row.getByText(/Revoked/).waitFor();
+    expect((await api(parley.url, key, "/v1/chatbots")).json).toEqual({ detail: "Invalid or missing API key." });
+  });
+
+  it("charts this month's usage against the plan's limit", async () => {
+    await page.getByRole("link", { name: "Usage" }).click();
+    await page.getByText(/of 1,000 messages used on the free plan/).waitFor();
+    await page.locator(".chart canvas").waitFor();
+    await screenshot(page, "usage");
+  });
+
+  it("loaded nothing from another origin, never put the key in a URL, and broke no CSP rule", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("Admin key").waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    const origin = new URL(parley.url).origin;
+    expect(browser.requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:"))).toEqual([]);
+    expect(browser.requests.filter((url) => url.includes("prl_"))).toEqual([]);
+    expect(browser.problems).toEqual([]);
+  });
+});
