@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// (The page.evaluate callbacks run in the browser and use its globals.)
 import { startFakeOpenAI, type FakeOpenAI } from "@parley/providers/testing";
 import { existsSync } from "node:fs";
 import type { Page } from "playwright-core";
