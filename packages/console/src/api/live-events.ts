@@ -76,7 +76,7 @@ async function run(key: string, abort: AbortSignal): Promise<void> {
         await delay(POLL_INTERVAL_MS, abort);
       }
     } else {
-      await delay(500 * 2 ** failures, abort);
+      await delay(250 * 2 ** failures, abort);
     }
   }
 }

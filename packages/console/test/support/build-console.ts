@@ -1,9 +1,7 @@
-import { execFileSync } from "node:child_process";
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { build } from "vite";
 
 /** Vitest global setup: builds the console once, so the browser tests never run a stale bundle. */
-export default function buildConsole(): void {
-  const vite = createRequire(import.meta.url).resolve("vite/bin/vite.js");
-  execFileSync(process.execPath, [vite, "build", "--logLevel", "warn"], { cwd: fileURLToPath(new URL("../..", import.meta.url)), stdio: "inherit" });
+export default async function buildConsole(): Promise<void> {
+  await build({ configFile: fileURLToPath(new URL("../../vite.config.ts", import.meta.url)), logLevel: "warn" });
 }
