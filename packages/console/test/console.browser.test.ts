@@ -56,7 +56,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
   it("signs in with the admin key, kept in session storage only", async () => {
     await signIn(page, parley.url, parley.adminKey);
     expect(await page.evaluate(() => [sessionStorage.getItem("parley.adminKey"), localStorage.length, document.cookie])).toEqual([parley.adminKey, 0, ""]);
-    await page.getByRole("status").filter({ hasText: "Live" }).waitFor();
+    await page.getByRole("status").filter({ hasText: /^Live$/ }).waitFor();
   });
 
   it("shows a visitor's chat in the inbox live, at the top and unread", async () => {

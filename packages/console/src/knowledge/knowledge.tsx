@@ -94,6 +94,7 @@ export function Knowledge({ chatbotId }: { chatbotId: string }) {
                 <td>
                   <ConfirmButton
                     label="Delete"
+                    accessibleLabel={`Delete ${document.title}`}
                     question={`Delete ${document.title}?`}
                     confirmLabel="Yes, delete it"
                     onConfirm={() => void action.run(() => deleteDocument(chatbotId, document.id)).then(() => documents.reload())}

@@ -75,6 +75,7 @@ export function Keys() {
                   ) : (
                     <ConfirmButton
                       label="Revoke"
+                      accessibleLabel={`Revoke ${key.name}`}
                       question={`Revoke ${key.name}? Calls with it fail at once.`}
                       confirmLabel="Yes, revoke it"
                       onConfirm={() => void action.run(() => revokeKey(key.id)).then(() => keys.reload())}

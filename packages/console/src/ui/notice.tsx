@@ -22,11 +22,12 @@ export function EmptyState({ title, children }: { title: string; children?: Comp
 }
 
 /** A destructive button that asks once more before doing it. */
-export function ConfirmButton({ label, question, confirmLabel, onConfirm, disabled }: { label: string; question: string; confirmLabel: string; onConfirm: () => void; disabled?: boolean }) {
+export function ConfirmButton(props: { label: string; question: string; confirmLabel: string; onConfirm: () => void; disabled?: boolean; accessibleLabel?: string }) {
+  const { label, question, confirmLabel, onConfirm, disabled, accessibleLabel } = props;
   const [asking, setAsking] = useState(false);
   if (!asking)
     return (
-      <button type="button" class="danger" disabled={disabled} onClick={() => setAsking(true)}>
+      <button type="button" class="danger" disabled={disabled} aria-label={accessibleLabel} onClick={() => setAsking(true)}>
         {label}
       </button>
     );
