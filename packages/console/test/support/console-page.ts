@@ -14,6 +14,11 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: false });
 }
 
+/** A link of the console's top navigation. */
+export function nav(page: Page, name: string) {
+  return page.getByRole("navigation", { name: "Console" }).getByRole("link", { name });
+}
+
 /** Opens the console and signs in with the key. */
 export async function signIn(page: Page, url: string, key: string): Promise<void> {
   await page.goto(`${url}/console/`);
