@@ -4,13 +4,14 @@ import {
   createParley,
   type Embedder,
   type Parley,
+  type IngestionRunner,
   type WebhookDispatcher,
   type WebhookSecrets,
 } from "@parley/core";
 import { createChatModels, createRemoteEmbedder } from "@parley/providers";
-import { createSqliteSearchIndex, createSqliteStorage, openDatabase, type SqliteSearchIndex } from "@parley/sqlite";
+import { createSqliteSearchIndex, createSqliteStorage, openDatabase, type DatabaseFileModes, type SqliteSearchIndex } from "@parley/sqlite";
 import type { Database } from "better-sqlite3";
-import { consoleLog } from "../http/create-request-handler.js";
+import { consoleLog, type LogSink } from "../http/create-request-handler.js";
 import type { ServerConfig } from "./config.js";
 import { loadWebhookMasterKey } from "./webhook-master-key.js";
 
@@ -23,6 +24,8 @@ export interface ParleyRuntime {
   webhookSecrets: WebhookSecrets;
   /** Webhook delivery; idle until `start()` (`parley serve` starts it, and stops it before closing). */
   dispatcher: WebhookDispatcher;
+  /** Background ingestions; idle until `start()` (`parley serve` starts it, and stops it before closing). */
+  ingestions: IngestionRunner;
   /** The search index, for its warm-up after a start (`parley serve` runs it while idle). */
   searchIndex: SqliteSearchIndex;
   /** Configured secrets (provider API keys), for redaction from logs. */
@@ -37,10 +40,12 @@ export function embedderFor(config: ServerConfig): Embedder {
 
 /**
  * Opens (creating and migrating) the database and wires the core to the SQLite storage and
- * search index, the configured embedder and all three providers.
+ * search index, the configured embedder and all three providers. `log` receives the warning
+ * about database files other users could read, and the webhook dispatcher's lines.
  */
-export function openParley(config: ServerConfig): ParleyRuntime {
-  const database = openDatabase({ path: config.databasePath });
+export function openParley(config: ServerConfig, options: { log?: LogSink } = {}): ParleyRuntime {
+  const log = options.log ?? consoleLog;
+  const database = openDatabase({ path: config.databasePath, onFileModes: (report) => logFileModes(log, report) });
   const embedder = embedderFor(config);
   // Loaded on first use, so commands that never touch webhooks create no key file.
   const webhookSecrets = createDerivedWebhookSecrets(() => loadWebhookMasterKey(config));
@@ -57,6 +62,27 @@ export function openParley(config: ServerConfig): ParleyRuntime {
     },
   });
   const secrets = [config.providers.openai.apiKey, config.providers.anthropic.apiKey, config.secretKey].filter((secret): secret is string => secret !== undefined);
-  const dispatcher = parley.createWebhookDispatcher({ log: consoleLog });
-  return { parley, database, embedder, webhookSecrets, dispatcher, searchIndex, secrets, close: () => database.close() };
+  const dispatcher = parley.createWebhookDispatcher({ log });
+  const ingestions = parley.createIngestionRunner({ log });
+  return { parley, database, embedder, webhookSecrets, dispatcher, ingestions, searchIndex, secrets, close: () => database.close() };
+}
+
+/** One warning line for the files made owner-only, and one for those left as they were. */
+function logFileModes(log: LogSink, report: DatabaseFileModes): void {
+  if (report.tightened.length > 0) {
+    log({
+      level: "warn",
+      event: "database_files_tightened",
+      detail: "Other local users could read the database files; they are now owner-only (mode 0600).",
+      files: report.tightened,
+    });
+  }
+  if (report.untouched.length > 0) {
+    log({
+      level: "warn",
+      event: "database_files_left_open",
+      detail: "Other local users can read the database files, and only their owner may change that (chmod 600).",
+      files: report.untouched,
+    });
+  }
 }
