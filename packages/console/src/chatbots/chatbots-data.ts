@@ -32,7 +32,11 @@ export interface ChatbotFields {
   fallback_message: string;
 }
 
-export const createChatbot = (fields: ChatbotFields) => post<Chatbot>("/chatbots", fields);
+/** Creates a chatbot; a blank system prompt or fallback message is left to the server's default. */
+export function createChatbot(fields: ChatbotFields): Promise<Chatbot> {
+  const { system_prompt, fallback_message, ...required } = fields;
+  return post<Chatbot>("/chatbots", { ...required, ...(system_prompt.trim() ? { system_prompt } : {}), ...(fallback_message.trim() ? { fallback_message } : {}) });
+}
 export const getChatbot = (id: string) => get<Chatbot>(`/chatbots/${encodeURIComponent(id)}`);
 export const updateChatbot = (id: string, fields: Partial<ChatbotFields> & { is_active?: boolean }) => patch<Chatbot>(`/chatbots/${encodeURIComponent(id)}`, fields);
 export const deleteChatbot = (id: string) => remove(`/chatbots/${encodeURIComponent(id)}`);

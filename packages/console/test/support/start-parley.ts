@@ -26,12 +26,13 @@ export async function startParley(env: Record<string, string>): Promise<RunningP
   const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "test/run-cli.ts", "serve", "--port", "0", "--host", "127.0.0.1", "--quickstart"], {
     cwd: SERVER_ROOT,
     env: { PATH: process.env.PATH, PARLEY_DB: join(folder, "parley.db"), ...env } as NodeJS.ProcessEnv,
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", process.env.PARLEY_E2E_SERVER_LOG ? "inherit" : "ignore", "pipe"],
   });
   let stderr = "";
   const ready = new Promise<void>((resolve, reject) => {
     child.stderr!.on("data", (chunk: Buffer) => {
       stderr += chunk;
+      if (process.env.PARLEY_E2E_SERVER_LOG) process.stderr.write(chunk);
       if (/The demo chatbot answers/.test(stderr)) resolve();
     });
     child.once("exit", (code) => reject(new Error(`parley serve exited with ${code}:\n${stderr}`)));
