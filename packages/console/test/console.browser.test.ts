@@ -80,7 +80,6 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
     await chat("One more question about descaling.", "visitor-ada");
     await page.locator(".inbox li").first().filter({ hasText: "visitor-ada" }).waitFor();
     expect(await page.locator(".inbox li.unread").count()).toBe(2);
-    await screenshot(page, "inbox");
   });
 
   it("adds a webhook and shows its secret once", async () => {
@@ -133,6 +132,8 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
     const hostile = `<img src=x onerror="globalThis.__owned=1"><script>globalThis.__owned=2</script>`;
     await chat(hostile, "visitor-mallory");
     await nav(page, "Inbox").click();
+    await page.getByRole("link", { name: /Conversation visitor-mallory/ }).waitFor();
+    await screenshot(page, "inbox");
     await page.getByRole("link", { name: /Conversation visitor-mallory/ }).click();
     await page.locator(".message.user .content").filter({ hasText: hostile }).waitFor();
     expect(await page.locator(".messages img, .messages script").count()).toBe(0);
@@ -144,6 +145,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
     await page.getByRole("link", { name: "Kettlebird Support", exact: true }).click();
     await page.getByRole("button", { name: "Pause" }).click();
     await page.getByText("Paused: chat now answers 403").waitFor();
+    await screenshot(page, "chatbot");
     expect(await chat("Hello?", "visitor-cy")).toEqual({ status: 403, json: { detail: "Chatbot is paused by its owner." } });
     await page.getByRole("button", { name: "Resume" }).click();
     await page.getByText("Resumed: the chatbot answers again.").waitFor();
@@ -178,8 +180,8 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
     const key = (await page.locator(".secret-value").textContent()) ?? "";
     expect(key).toMatch(/^prl_/);
     expect((await api(parley.url, key, "/v1/chatbots")).status).toBe(200);
-    await page.getByRole("button", { name: "I have copied it" }).click();
     await screenshot(page, "keys");
+    await page.getByRole("button", { name: "I have copied it" }).click();
     const row = page.getByRole("row").filter({ hasText: "website widget" });
     await row.getByRole("button", { name: "Revoke" }).click();
     await row.getByRole("button", { name: "Yes, revoke it" }).click();
@@ -192,6 +194,24 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
     await page.getByText(/of 1,000 messages used on the free plan/).waitFor();
     await page.locator(".chart canvas").waitFor();
     await screenshot(page, "usage");
+  });
+
+  it("lists a chatbot's documents, tries a question with ranked chunks, and deletes a document", async () => {
+    await nav(page, "Chatbots").click();
+    await page.getByRole("link", { name: "Knowledge of Kettlebird Support" }).click();
+    const rows = page.getByRole("row").filter({ hasText: "examples/quickstart/" });
+    await rows.filter({ hasText: "warranty-and-returns.md" }).waitFor();
+    expect(await rows.count()).toBe(4);
+    await page.getByRole("textbox", { name: "Question" }).fill("How long is the warranty?");
+    await page.getByRole("button", { name: "Search" }).click();
+    const first = page.getByRole("list", { name: "Retrieved chunks" }).getByRole("listitem").first();
+    await first.filter({ hasText: "2-year limited warranty" }).waitFor();
+    expect(await first.textContent()).toMatch(/warranty-and-returns\.md.*keyword rank #1/);
+    await screenshot(page, "knowledge");
+    const shipping = rows.filter({ hasText: "shipping.md" });
+    await shipping.getByRole("button", { name: /^Delete/ }).click();
+    await shipping.getByRole("button", { name: "Yes, delete it" }).click();
+    await expect.poll(() => rows.count()).toBe(3);
   });
 
   // Pending: POST /v1/admin/chatbots/{id}/documents takes JSON only on main; multipart uploads
@@ -250,6 +270,10 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
   it("loaded nothing from another origin, never put the key in a URL, and broke no CSP rule", async () => {
     // A background tab gets no animation frames, which Playwright's clicks wait for.
     await page.bringToFront();
+    await nav(page, "Webhooks").click();
+    const delivered = page.getByRole("row").filter({ hasText: "message.sent" }).filter({ hasText: "delivered" });
+    await delivered.first().waitFor();
+    await screenshot(page, "webhooks");
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("Admin key").waitFor();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);

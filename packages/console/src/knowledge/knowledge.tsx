@@ -62,7 +62,6 @@ export function Knowledge({ chatbotId }: { chatbotId: string }) {
           </ul>
         ) : null}
       </div>
-      <TryQuestion chatbotId={chatbotId} />
       <h2>Documents</h2>
       <ErrorText error={documents.error} />
       {documents.data && documents.data.length === 0 ? (
@@ -105,6 +104,7 @@ export function Knowledge({ chatbotId }: { chatbotId: string }) {
           </tbody>
         </table>
       )}
+      <TryQuestion chatbotId={chatbotId} />
     </section>
   );
 }

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import type uPlot from "uplot";
 import type { Usage } from "../api/types.js";
+import { monthSeries } from "./usage-series.js";
 
 /**
  * Messages per day, and the month's running total against the plan's limit, drawn by uPlot.
@@ -26,18 +27,14 @@ export function UsageChart({ usage }: { usage: Usage }) {
 /** Draws the chart into the element; undefined when the element is gone. */
 function draw(UPlot: typeof uPlot, usage: Usage, element: HTMLDivElement | null): uPlot | undefined {
   if (!element) return undefined;
-  const days = usage.by_day.map((day) => Date.parse(`${day.date}T00:00:00Z`) / 1000);
-  const perDay = usage.by_day.map((day) => day.messages);
-  let total = 0;
-  const cumulative = perDay.map((count) => (total += count));
-  const limit = perDay.map(() => usage.limit);
+  const { days, perDay, runningTotal, limit } = monthSeries(usage, new Date());
   return new UPlot(
     {
       width: Math.max(element.clientWidth, 320),
       height: 260,
       // Two scales: the day's messages as bars (left), the month's running total against the
       // plan's limit (right); on one scale the bars would vanish under a limit of thousands.
-      scales: { x: { time: true }, day: { range: (_chart, _min, max) => [0, Math.max(max, 5) * 1.1] }, month: { range: (_chart, _min, max) => [0, Math.max(max, usage.limit) * 1.05] } },
+      scales: { x: { time: true, range: [days[0]! - 43_200, days.at(-1)! + 43_200] }, day: { range: (_chart, _min, max) => [0, Math.max(max, 5) * 1.1] }, month: { range: (_chart, _min, max) => [0, Math.max(max, usage.limit) * 1.05] } },
       axes: [{}, { scale: "day", label: "messages per day" }, { scale: "month", side: 1, label: "this month", grid: { show: false } }],
       series: [
         {},
@@ -46,7 +43,7 @@ function draw(UPlot: typeof uPlot, usage: Usage, element: HTMLDivElement | null)
         { label: `Plan limit (${usage.limit.toLocaleString()})`, scale: "month", stroke: "#dc2626", dash: [6, 4], width: 1.5, points: { show: false } },
       ],
     },
-    [days, perDay, cumulative, limit],
+    [days, perDay, runningTotal, limit],
     element,
   );
 }

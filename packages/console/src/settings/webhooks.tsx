@@ -62,7 +62,7 @@ export function Webhooks() {
           {(webhooks.data?.data ?? []).map((webhook) => (
             <li key={webhook.id} class="row-item">
               <code>{webhook.url}</code>
-              <span class="muted">{webhook.chatbot_id ? chatbotName(webhook.chatbot_id) : "All chatbots"} · {webhook.events?.join(", ") ?? "all events"} · since {formatTime(webhook.created_at)}</span>
+              <span class="muted">{webhook.chatbot_id ? chatbotName(webhook.chatbot_id) : "All chatbots"} · {webhook.events && webhook.events.length > 0 ? webhook.events.join(", ") : "all events"} · since {formatTime(webhook.created_at)}</span>
               <ConfirmButton label="Remove" accessibleLabel={`Remove the webhook to ${webhook.url}`} question={`Remove the webhook to ${webhook.url}?`} confirmLabel="Yes, remove it" onConfirm={() => void action.run(() => removeWebhook(webhook.id)).then(() => webhooks.reload())} />
             </li>
           ))}

@@ -11,7 +11,7 @@ const SCREENSHOTS = process.env.PARLEY_CONSOLE_SCREENSHOTS === "1" ? fileURLToPa
 export async function screenshot(page: Page, name: string): Promise<void> {
   if (!SCREENSHOTS) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: false });
+  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
 }
 
 /** A link of the console's top navigation. */
