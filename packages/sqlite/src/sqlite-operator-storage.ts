@@ -1,23 +1,8 @@
 import type { Database } from "better-sqlite3";
-import type { Ingestion, IngestionStatus, KnowledgeRequest, Storage } from "@parley/core";
+import type { Ingestion, IngestionStatus, KnowledgeRequest, OperatorStorage } from "@parley/core";
 import { conversationSummaryFromRow, messageFromRow, outboxEventFromRow, type ConversationSummaryRow, type MessageRow, type OutboxEventRow } from "./sqlite-storage-rows.js";
 import { CONVERSATION_COLUMNS, MESSAGE_COLUMNS, OUTBOX_COLUMNS, type PreparedStatement } from "./sqlite-storage-statements.js";
 
-/** The part of the Storage port this module serves. */
-export type SqliteOperatorStorage = Pick<
-  Storage,
-  | "getConversation"
-  | "listConversations"
-  | "listMessagesAfter"
-  | "readOutbox"
-  | "outboxPosition"
-  | "latestOutboxPosition"
-  | "getUsageBreakdown"
-  | "createIngestion"
-  | "getIngestion"
-  | "claimIngestion"
-  | "updateIngestion"
->;
 
 interface IngestionRow {
   id: string;
@@ -62,7 +47,7 @@ const ingestionFromRow = (row: IngestionRow): Ingestion => ({
 });
 
 /** Conversation lists, the outbox as a feed, usage and ingestions on SQLite; writes run through `write` (one IMMEDIATE transaction). */
-export function createSqliteOperatorStorage(database: Database, write: <Result>(step: () => Result) => Result): SqliteOperatorStorage {
+export function createSqliteOperatorStorage(database: Database, write: <Result>(step: () => Result) => Result): OperatorStorage {
   const prepare = <Parameters extends unknown[] | object = unknown[], Row = unknown>(sql: string) =>
     database.prepare(sql) as unknown as PreparedStatement<Parameters, Row>;
   const getSummary = prepare<[string], ConversationSummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM ${SUMMARY_FROM} WHERE c.id = ?`);

@@ -2,21 +2,9 @@ import type { Chatbot } from "../domain/chatbot.js";
 import type { Conversation, Message } from "../domain/conversation.js";
 import type { OutboxEvent } from "../domain/events.js";
 import type { Ingestion } from "../domain/ingestion.js";
-import type { Storage } from "../ports/storage.js";
+import type { OperatorStorage } from "../ports/storage.js";
 import { formatTimestamp } from "../support/time.js";
 
-/** The part of the memory storage this module serves. */
-export type OperatorStore = Pick<
-  Storage,
-  | "readOutbox"
-  | "outboxPosition"
-  | "latestOutboxPosition"
-  | "getUsageBreakdown"
-  | "createIngestion"
-  | "getIngestion"
-  | "claimIngestion"
-  | "updateIngestion"
->;
 
 /** What the operator steps read of the memory storage's state. */
 interface MemoryState {
@@ -30,7 +18,7 @@ interface MemoryState {
  * Outbox feed, usage and ingestions in memory. Positions are 1 + an event's index in the
  * outbox, which only grows. Every method finishes before its first `await`, so each is atomic.
  */
-export function createMemoryOperatorStore(state: MemoryState): OperatorStore {
+export function createMemoryOperatorStore(state: MemoryState): Omit<OperatorStorage, "getConversation" | "listConversations" | "listMessagesAfter"> {
   const ingestions = new Map<string, Ingestion>();
   const copy = <T>(value: T): T => structuredClone(value);
 

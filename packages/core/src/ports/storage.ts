@@ -229,6 +229,22 @@ export interface Storage {
   close(): Promise<void>;
 }
 
+/** The operator part of the Storage port served apart by adapters: inbox lists, the outbox feed, usage, ingestions. */
+export type OperatorStorage = Pick<
+  Storage,
+  | "getConversation"
+  | "listConversations"
+  | "listMessagesAfter"
+  | "readOutbox"
+  | "outboxPosition"
+  | "latestOutboxPosition"
+  | "getUsageBreakdown"
+  | "createIngestion"
+  | "getIngestion"
+  | "claimIngestion"
+  | "updateIngestion"
+>;
+
 /** The webhook part of the Storage port: subscriptions and their deliveries. */
 export type WebhookStorage = Pick<
   Storage,
