@@ -1,70 +1,47 @@
 /// <reference lib="dom" />
 // (The page.evaluate callbacks run in the browser and use its globals.)
-import { startFakeOpenAI, type FakeOpenAI } from "@parley/providers/testing";
 import { existsSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM, launchBrowser, type TestBrowser } from "./support/browser.js";
+import { CHROMIUM } from "./support/browser.js";
+import { startConsoleFixture, type ConsoleFixture } from "./support/console-fixture.js";
 import { api, nav, screenshot, signIn } from "./support/console-page.js";
-import { startParley, type RunningParley } from "./support/start-parley.js";
 import { tinyPdf } from "./support/tiny-pdf.js";
-import { waitForEventId } from "./support/read-events.js";
-import { startReceiver } from "./support/webhook-receiver.js";
 
 // The proof of docs/design.md §11: the built console, in Debian's Chromium, against a real
-// `parley serve` child process whose provider is a fake OpenAI on 127.0.0.1.
+// `parley serve` child process whose provider is a fake OpenAI on 127.0.0.1. One operator's
+// session, screen by screen, in order.
 describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
-  let openai: FakeOpenAI;
-  let parley: RunningParley;
-  let browser: TestBrowser;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let fixture: ConsoleFixture;
   let page: Page;
   let webhookSecret = "";
 
   beforeAll(async () => {
-    openai = await startFakeOpenAI();
-    receiver = await startReceiver();
-    [parley, browser] = await Promise.all([
-      startParley({
-        OPENAI_API_KEY: "sk-test-secret-1234",
-        OPENAI_BASE_URL: openai.url,
-        // The webhook receiver listens on 127.0.0.1.
-        PARLEY_ALLOW_PRIVATE_URLS: "true",
-        PARLEY_LLM_TIMEOUT_MS: "5000",
-        // POST /v1/admin/webhooks does not yet create the key file as `parley webhook add` does
-        // (500 on a new database); reported, and this line goes once it does.
-        PARLEY_SECRET_KEY: "console-browser-tests-master-key-0123456789abcdef",
-      }),
-      launchBrowser(),
-    ]);
-    page = await browser.newPage();
+    fixture = await startConsoleFixture();
+    page = await fixture.browser.newPage();
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await parley?.stop();
-    await receiver?.close();
-    await openai?.close();
-  });
+  afterAll(() => fixture?.close());
 
-  const chat = (message: string, sessionId: string, key = parley.chatKey) => api(parley.url, key, `/v1/chatbots/${parley.chatbotId}/chat`, { message, session_id: sessionId });
+  const chat = (message: string, sessionId: string, key?: string) => fixture.chat(message, sessionId, key);
+
 
   it("refuses a wrong key and a chat key with the API's words", async () => {
-    await page.goto(`${parley.url}/console`);
+    await page.goto(`${fixture.parley.url}/console`);
     await screenshot(page, "sign-in");
     await page.getByLabel("Admin key").fill("prl_not-a-real-key");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("alert").filter({ hasText: "Invalid or missing API key." }).waitFor();
-    await page.getByLabel("Admin key").fill(parley.chatKey);
+    await page.getByLabel("Admin key").fill(fixture.parley.chatKey);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("alert").filter({ hasText: "This API key cannot manage chatbots; use a key with the admin scope." }).waitFor();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
   });
 
   it("signs in with the admin key, kept in session storage only", async () => {
-    await signIn(page, parley.url, parley.adminKey);
-    expect(await page.evaluate(() => [sessionStorage.getItem("parley.adminKey"), localStorage.length, document.cookie])).toEqual([parley.adminKey, 0, ""]);
+    await signIn(page, fixture.parley.url, fixture.parley.adminKey);
+    expect(await page.evaluate(() => [sessionStorage.getItem("parley.adminKey"), localStorage.length, document.cookie])).toEqual([fixture.parley.adminKey, 0, ""]);
     await page.getByRole("status").filter({ hasText: /^Live$/ }).waitFor();
   });
 
@@ -84,12 +61,12 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
 
   it("adds a webhook and shows its secret once", async () => {
     await nav(page, "Webhooks").click();
-    await page.getByLabel("URL").fill(receiver.url);
+    await page.getByLabel("URL").fill(fixture.receiver.url);
     await page.getByRole("button", { name: "Add webhook" }).click();
     webhookSecret = (await page.locator(".secret-value").textContent()) ?? "";
     expect(webhookSecret).toMatch(/^whsec_/);
     await page.getByRole("button", { name: "I have copied it" }).click();
-    await page.getByRole("list", { name: "Webhooks" }).getByText(receiver.url).waitFor();
+    await page.getByRole("list", { name: "Webhooks" }).getByText(fixture.receiver.url).waitFor();
     expect(await page.locator(".secret-value").count()).toBe(0);
   });
 
@@ -114,10 +91,10 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
     expect(await reply.inputValue()).toBe("");
     await screenshot(page, "conversation");
 
-    const hook = await receiver.next((item) => item.body.includes('"message.sent"') && item.body.includes("Sam from support"));
+    const hook = await fixture.receiver.next((item) => item.body.includes('"message.sent"') && item.body.includes("Sam from support"));
     const event = new Webhook(webhookSecret).verify(hook.body, hook.headers) as { type: string; data: Record<string, unknown> };
     expect(event.type).toBe("message.sent");
-    expect(event.data).toMatchObject({ chatbot_id: parley.chatbotId, session_id: "visitor-ada", role: "assistant", author: "agent", content: agentReply });
+    expect(event.data).toMatchObject({ chatbot_id: fixture.parley.chatbotId, session_id: "visitor-ada", role: "assistant", author: "agent", content: agentReply });
   });
 
   it("hands the conversation back, and the bot answers again", async () => {
@@ -164,13 +141,13 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.getByRole("heading", { name: "Teapot Helpdesk", exact: true }).waitFor();
     const id = /#\/chatbots\/([0-9a-f-]{36})/.exec(page.url())?.[1];
-    expect((await api(parley.url, parley.adminKey, `/v1/chatbots/${id}`)).json).toMatchObject({ name: "Teapot Helpdesk", fallback_message: "Please write to tea@example.com.", system_prompt: "You help with teapots." });
+    expect((await api(fixture.parley.url, fixture.parley.adminKey, `/v1/chatbots/${id}`)).json).toMatchObject({ name: "Teapot Helpdesk", fallback_message: "Please write to tea@example.com.", system_prompt: "You help with teapots." });
     await page.getByRole("button", { name: "Delete" }).click();
     await page.getByRole("button", { name: "Yes, delete it" }).click();
     await page.getByRole("heading", { name: "Chatbots" }).waitFor();
     await screenshot(page, "chatbots");
     expect(await page.getByRole("link", { name: "Teapot Helpdesk", exact: true }).count()).toBe(0);
-    expect((await api(parley.url, parley.adminKey, `/v1/chatbots/${id}`)).status).toBe(404);
+    expect((await api(fixture.parley.url, fixture.parley.adminKey, `/v1/chatbots/${id}`)).status).toBe(404);
   });
 
   it("issues a key shown once, and revokes it", async () => {
@@ -179,14 +156,14 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
     await page.getByRole("button", { name: "Issue key" }).click();
     const key = (await page.locator(".secret-value").textContent()) ?? "";
     expect(key).toMatch(/^prl_/);
-    expect((await api(parley.url, key, "/v1/chatbots")).status).toBe(200);
+    expect((await api(fixture.parley.url, key, "/v1/chatbots")).status).toBe(200);
     await screenshot(page, "keys");
     await page.getByRole("button", { name: "I have copied it" }).click();
     const row = page.getByRole("row").filter({ hasText: "website widget" });
     await row.getByRole("button", { name: "Revoke" }).click();
     await row.getByRole("button", { name: "Yes, revoke it" }).click();
     await row.getByText(/Revoked/).waitFor();
-    expect((await api(parley.url, key, "/v1/chatbots")).json).toEqual({ detail: "Invalid or missing API key." });
+    expect((await api(fixture.parley.url, key, "/v1/chatbots")).json).toEqual({ detail: "Invalid or missing API key." });
   });
 
   it("charts this month's usage against the plan's limit", async () => {
@@ -238,38 +215,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
     await screenshot(page, "knowledge");
   });
 
-  it("reconnects with Last-Event-ID when the stream drops", async () => {
-    const eventId = await waitForEventId(parley.url, parley.adminKey, (type, data) => type === "message.received" && data.includes("visitor-resume"), () => chat("Before the drop.", "visitor-resume"));
-    const other = await browser.newPage();
-    const resumedWith: (string | undefined)[] = [];
-    await other.route("**/v1/admin/events", async (route) => {
-      resumedWith.push(route.request().headers()["last-event-id"]);
-      // The first connection carries one event and ends, as a dropped connection would.
-      if (resumedWith.length === 1) return route.fulfill({ status: 200, contentType: "text/event-stream", body: `id: ${eventId}\nevent: message.received\ndata: {"type":"message.received","data":{}}\n\n` });
-      return route.continue();
-    });
-    await signIn(other, parley.url, parley.adminKey);
-    await expect.poll(() => resumedWith.length).toBeGreaterThanOrEqual(2);
-    expect(resumedWith.slice(0, 2)).toEqual([undefined, eventId]);
-    await other.getByRole("status").filter({ hasText: /^Live$/ }).waitFor();
-    await chat("After the drop.", "visitor-after-drop");
-    await other.locator(".inbox li").first().filter({ hasText: "visitor-after-drop" }).waitFor();
-    await other.close();
-  });
-
-  it("falls back to polling while the stream fails, and still shows new messages", async () => {
-    const other = await browser.newPage();
-    await other.route("**/v1/admin/events", (route) => route.fulfill({ status: 503, contentType: "application/json", body: '{"detail":"Unavailable."}' }));
-    await signIn(other, parley.url, parley.adminKey);
-    await other.getByRole("status").filter({ hasText: "Live updates by polling" }).waitFor();
-    await chat("Sent while the stream is down.", "visitor-polled");
-    await other.getByRole("link", { name: /Conversation visitor-polled/ }).waitFor();
-    await other.close();
-  });
-
   it("loaded nothing from another origin, never put the key in a URL, and broke no CSP rule", async () => {
-    // A background tab gets no animation frames, which Playwright's clicks wait for.
-    await page.bringToFront();
     await nav(page, "Webhooks").click();
     const delivered = page.getByRole("row").filter({ hasText: "message.sent" }).filter({ hasText: "delivered" });
     await delivered.first().waitFor();
@@ -277,9 +223,9 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("Admin key").waitFor();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
-    const origin = new URL(parley.url).origin;
-    expect(browser.requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:"))).toEqual([]);
-    expect(browser.requests.filter((url) => url.includes("prl_"))).toEqual([]);
-    expect(browser.problems).toEqual([]);
+    const origin = new URL(fixture.parley.url).origin;
+    expect(fixture.browser.requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:"))).toEqual([]);
+    expect(fixture.browser.requests.filter((url) => url.includes("prl_"))).toEqual([]);
+    expect(fixture.browser.problems).toEqual([]);
   });
 });
