@@ -5,6 +5,7 @@ import { EmptyState, ErrorText } from "../ui/notice.js";
 import { useAction, useResource } from "../ui/use-resource.js";
 import { ChatbotForm } from "./chatbot-form.js";
 import { createChatbot, loadChatbots } from "./chatbots-data.js";
+import { TableHead } from "../ui/table-head.js";
 
 const NEW_CHATBOT = { name: "", provider: "openai", model: "gpt-4o-mini", system_prompt: "", fallback_message: "" } as const;
 
@@ -47,15 +48,7 @@ export function Chatbots() {
         <EmptyState title="No chatbots yet.">Create one with “New chatbot”, then add documents to its knowledge.</EmptyState>
       ) : (
         <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">State</th>
-              <th scope="col">Provider and model</th>
-              <th scope="col">Knowledge</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Name", "State", "Provider and model", "Knowledge", "Created"]} />
           <tbody>
             {(list.data ?? []).map((chatbot) => (
               <tr key={chatbot.id}>

@@ -1,5 +1,6 @@
 import { useEffect } from "preact/hooks";
-import { chatbotName, chatbots } from "../chatbots/chatbots-data.js";
+import { ChatbotSelect } from "../chatbots/chatbot-select.js";
+import { chatbotName } from "../chatbots/chatbots-data.js";
 import { href } from "../router.js";
 import { AUTHOR_LABELS, formatTime } from "../ui/format.js";
 import { EmptyState, ErrorText } from "../ui/notice.js";
@@ -23,17 +24,7 @@ export function Inbox() {
       <header class="screen-header">
         <h1 id="inbox-title">Inbox</h1>
         <div class="filters">
-          <label>
-            Chatbot
-            <select value={filter.chatbotId} onChange={(event) => setInboxFilter({ chatbotId: event.currentTarget.value })}>
-              <option value="">All chatbots</option>
-              {chatbots.value.map((chatbot) => (
-                <option key={chatbot.id} value={chatbot.id}>
-                  {chatbot.name}
-                </option>
-              ))}
-            </select>
-          </label>
+          <ChatbotSelect label="Chatbot" value={filter.chatbotId} onChange={(chatbotId) => setInboxFilter({ chatbotId })} />
           <label>
             Show
             <select value={filter.status} onChange={(event) => setInboxFilter({ status: event.currentTarget.value as InboxFilter["status"] })}>

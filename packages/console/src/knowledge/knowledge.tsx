@@ -9,6 +9,7 @@ import { IngestionProgress, useIngestionPolling } from "./ingestion-progress.js"
 import { addUrl, deleteDocument, listDocuments, uploadFiles, type Crawl } from "./knowledge-data.js";
 import { TryQuestion } from "./try-question.js";
 import { UploadZone } from "./upload-zone.js";
+import { TableHead } from "../ui/table-head.js";
 
 /** A chatbot's knowledge: documents, uploads, URLs and sitemaps, progress, and a search to try. */
 export function Knowledge({ chatbotId }: { chatbotId: string }) {
@@ -68,19 +69,7 @@ export function Knowledge({ chatbotId }: { chatbotId: string }) {
         <EmptyState title="This chatbot has no documents yet.">Drop files above or add a web address; the chatbot answers from them.</EmptyState>
       ) : (
         <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Source</th>
-              <th scope="col">Type</th>
-              <th scope="col">Chunks</th>
-              <th scope="col">Size</th>
-              <th scope="col">Updated</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={["Title", "Source", "Type", "Chunks", "Size", "Updated"]} actions />
           <tbody>
             {(documents.data ?? []).map((document) => (
               <tr key={document.id}>

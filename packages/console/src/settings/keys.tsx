@@ -5,6 +5,7 @@ import { ConfirmButton, EmptyState, ErrorText } from "../ui/notice.js";
 import { useAction, useResource } from "../ui/use-resource.js";
 import { SecretOnce } from "./secret-once.js";
 import { issueKey, listKeys, revokeKey } from "./settings-data.js";
+import { TableHead } from "../ui/table-head.js";
 
 /** API keys: issue one (shown once), copy it, revoke one. */
 export function Keys() {
@@ -53,15 +54,7 @@ export function Keys() {
         <EmptyState title="No keys.">Issue a chat key for each place that calls the chat API.</EmptyState>
       ) : (
         <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Scope</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Name", "Scope", "Created", "Last used", "State"]} />
           <tbody>
             {(keys.data?.data ?? []).map((key) => (
               <tr key={key.id}>

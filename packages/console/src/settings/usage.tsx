@@ -4,6 +4,7 @@ import { EmptyState, ErrorText } from "../ui/notice.js";
 import { useResource } from "../ui/use-resource.js";
 import { getUsage } from "./settings-data.js";
 import { UsageChart } from "./usage-chart.js";
+import { TableHead } from "../ui/table-head.js";
 
 /** This month's usage: a chart of messages per day against the plan's limit, and per chatbot. */
 export function UsageScreen() {
@@ -25,12 +26,7 @@ export function UsageScreen() {
             <EmptyState title="No messages this month yet.">Each visitor message counts toward the plan's monthly limit.</EmptyState>
           ) : (
             <table class="list">
-              <thead>
-                <tr>
-                  <th scope="col">Chatbot</th>
-                  <th scope="col">Messages</th>
-                </tr>
-              </thead>
+              <TableHead columns={["Chatbot", "Messages"]} />
               <tbody>
                 {data.by_chatbot.map((row) => (
                   <tr key={row.chatbot_id}>

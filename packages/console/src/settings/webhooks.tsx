@@ -1,10 +1,12 @@
 import { useState } from "preact/hooks";
-import { chatbotName, chatbots } from "../chatbots/chatbots-data.js";
+import { ChatbotSelect } from "../chatbots/chatbot-select.js";
+import { chatbotName } from "../chatbots/chatbots-data.js";
 import { formatTime } from "../ui/format.js";
 import { ConfirmButton, EmptyState, ErrorText } from "../ui/notice.js";
 import { useAction, useResource } from "../ui/use-resource.js";
 import { SecretOnce } from "./secret-once.js";
 import { addWebhook, listDeliveries, listWebhooks, removeWebhook, retryDelivery } from "./settings-data.js";
+import { TableHead } from "../ui/table-head.js";
 
 /** Webhook subscriptions (add, remove) and their deliveries (status, attempts, retry). */
 export function Webhooks() {
@@ -36,17 +38,7 @@ export function Webhooks() {
             URL
             <input name="webhook-url" type="url" required value={url} placeholder="https://example.com/parley-events" onInput={(event) => setUrl(event.currentTarget.value)} />
           </label>
-          <label>
-            Chatbot
-            <select value={chatbotId} onChange={(event) => setChatbotId(event.currentTarget.value)}>
-              <option value="">All chatbots</option>
-              {chatbots.value.map((chatbot) => (
-                <option key={chatbot.id} value={chatbot.id}>
-                  {chatbot.name}
-                </option>
-              ))}
-            </select>
-          </label>
+          <ChatbotSelect label="Chatbot" value={chatbotId} onChange={setChatbotId} />
           <button type="submit" disabled={action.busy}>
             Add webhook
           </button>
@@ -90,19 +82,7 @@ export function Webhooks() {
         <EmptyState title="No deliveries.">Deliveries appear here once a subscribed event happens.</EmptyState>
       ) : (
         <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Status</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Last answer</th>
-              <th scope="col">Next attempt</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={["Event", "Status", "Attempts", "Last answer", "Next attempt", "Created"]} actions />
           <tbody>
             {(deliveries.data?.data ?? []).map((delivery) => (
               <tr key={delivery.id}>
