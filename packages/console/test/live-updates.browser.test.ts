@@ -46,6 +46,23 @@ describe.skipIf(!existsSync(CHROMIUM))("the console's live updates in Chromium",
     await page.close();
   });
 
+  it("shows each new visitor message in the inbox: the time from the chat request, measured", async () => {
+    const page = await fixture.browser.newPage();
+    await signIn(page, fixture.parley.url, fixture.parley.adminKey);
+    await page.getByRole("status").filter({ hasText: /^Live$/ }).waitFor();
+    const times: number[] = [];
+    for (let round = 1; round <= 5; round += 1) {
+      const started = performance.now();
+      const sent = chat(`Question number ${round}.`, `visitor-timed-${round}`);
+      await page.locator(".inbox li").first().filter({ hasText: `visitor-timed-${round}` }).waitFor();
+      times.push(performance.now() - started);
+      expect((await sent).status).toBe(200);
+    }
+    const sorted = [...times].sort((a, b) => a - b);
+    console.log(`console e2e: chat request to its message at the top of the inbox, 5 rounds: median ${sorted[2]!.toFixed(0)} ms, max ${sorted[4]!.toFixed(0)} ms (${times.map((time) => time.toFixed(0)).join(", ")})`);
+    await page.close();
+  });
+
   it("broke no CSP rule and logged no error", () => {
     expect(fixture.browser.problems).toEqual([]);
   });
