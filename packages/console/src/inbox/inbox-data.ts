@@ -8,6 +8,8 @@ import { applyEvent, isVisitorMessage, type InboxFilter } from "./inbox-state.js
 export const conversations = signal<Conversation[]>([]);
 export const inboxError = signal<string | null>(null);
 export const inboxLoaded = signal(false);
+/** The cursor of the next, older page of the inbox; null when the list is complete. */
+export const olderCursor = signal<string | null>(null);
 export const inboxFilter = signal<InboxFilter>({ chatbotId: "", status: "" });
 /** Conversations with visitor messages the agent has not opened since. */
 export const unread = signal<ReadonlySet<string>>(new Set());
@@ -20,7 +22,11 @@ export async function loadInbox(): Promise<void> {
   try {
     const page = await get<List<Conversation>>("/conversations", { chatbot_id: filter.chatbotId, status: filter.status, limit: 50 });
     if (filter !== inboxFilter.value) return;
-    conversations.value = page.data;
+    // A refresh replaces the first page and keeps the older pages already shown.
+    const first = new Set(page.data.map((conversation) => conversation.id));
+    const older = conversations.value.slice(50).filter((conversation) => !first.has(conversation.id));
+    conversations.value = [...page.data, ...older];
+    if (older.length === 0) olderCursor.value = page.next_cursor;
     inboxError.value = null;
   } catch (error) {
     inboxError.value = describeFailure(error);
@@ -29,9 +35,27 @@ export async function loadInbox(): Promise<void> {
   }
 }
 
+/** Appends the next, older page of conversations. */
+export async function loadOlder(): Promise<void> {
+  const filter = inboxFilter.value;
+  const cursor = olderCursor.value;
+  if (!cursor) return;
+  try {
+    const page = await get<List<Conversation>>("/conversations", { chatbot_id: filter.chatbotId, status: filter.status, limit: 50, cursor });
+    if (filter !== inboxFilter.value) return;
+    const shown = new Set(conversations.value.map((conversation) => conversation.id));
+    conversations.value = [...conversations.value, ...page.data.filter((conversation) => !shown.has(conversation.id))];
+    olderCursor.value = page.next_cursor;
+  } catch (error) {
+    inboxError.value = describeFailure(error);
+  }
+}
+
 /** Changes a filter and loads the inbox again. */
 export function setInboxFilter(change: Partial<InboxFilter>): void {
   inboxFilter.value = { ...inboxFilter.value, ...change };
+  conversations.value = [];
+  olderCursor.value = null;
   void loadInbox();
 }
 

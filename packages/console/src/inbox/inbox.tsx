@@ -5,7 +5,7 @@ import { href } from "../router.js";
 import { AUTHOR_LABELS, formatTime } from "../ui/format.js";
 import { EmptyState, ErrorText } from "../ui/notice.js";
 import type { InboxFilter } from "./inbox-state.js";
-import { conversations, inboxError, inboxFilter, inboxLoaded, loadInbox, setInboxFilter, unread } from "./inbox-data.js";
+import { conversations, inboxError, inboxFilter, inboxLoaded, loadInbox, loadOlder, olderCursor, setInboxFilter, unread } from "./inbox-data.js";
 
 const STATUS_OPTIONS: { value: InboxFilter["status"]; label: string }[] = [
   { value: "", label: "All conversations" },
@@ -70,6 +70,13 @@ export function Inbox() {
           })}
         </ul>
       )}
+      {olderCursor.value ? (
+        <p>
+          <button type="button" onClick={() => void loadOlder()}>
+            Show older conversations
+          </button>
+        </p>
+      ) : null}
     </section>
   );
 }
