@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM } from "./support/browser.js";
 import { startConsoleFixture, type ConsoleFixture } from "./support/console-fixture.js";
-import { signIn } from "./support/console-page.js";
+import { signIn, tabTo } from "./support/console-page.js";
 import { waitForEventId } from "./support/read-events.js";
 
 // Live updates when the event stream misbehaves (docs/design.md §9, §11), each in a tab of its own.
@@ -60,6 +60,30 @@ describe.skipIf(!existsSync(CHROMIUM))("the console's live updates in Chromium",
     }
     const sorted = [...times].sort((a, b) => a - b);
     console.log(`console e2e: chat request to its message at the top of the inbox, 5 rounds: median ${sorted[2]!.toFixed(0)} ms, max ${sorted[4]!.toFixed(0)} ms (${times.map((time) => time.toFixed(0)).join(", ")})`);
+    await page.close();
+  });
+
+  it("lets an agent run a whole handoff with the keyboard alone", async () => {
+    const page = await fixture.browser.newPage();
+    await page.goto(`${fixture.parley.url}/console/`);
+    await page.keyboard.type(fixture.parley.adminKey);
+    await page.keyboard.press("Enter");
+    await chat("Can a person help me?", "visitor-keyboard");
+    const conversation = page.getByRole("link", { name: /Conversation visitor-keyboard/ });
+    await conversation.waitFor();
+    await tabTo(page, conversation);
+    await page.keyboard.press("Enter");
+    await tabTo(page, page.getByRole("button", { name: "Take over" }));
+    await page.keyboard.press("Enter");
+    await page.getByText("Taken over by an agent").waitFor();
+    await tabTo(page, page.getByLabel(/Reply to the visitor/));
+    await page.keyboard.type("Yes, I am here.");
+    await page.keyboard.press("Enter");
+    await page.locator(".message.agent").filter({ hasText: "Yes, I am here." }).waitFor();
+    await tabTo(page, page.getByRole("button", { name: "Hand back to the bot" }));
+    await page.keyboard.press("Enter");
+    await page.getByText("The bot answers").waitFor();
+    expect((await chat("Thanks!", "visitor-keyboard")).status).toBe(200);
     await page.close();
   });
 

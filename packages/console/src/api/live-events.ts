@@ -61,8 +61,9 @@ async function run(key: string, abort: AbortSignal): Promise<void> {
       await readStream(key, position, abort, () => {
         failures = 0;
         liveMode.value = "live";
-        // Events from the polling time are not replayed to a fresh stream: fetch once instead.
-        if (wasPolling) emit(null);
+        // A stream without Last-Event-ID starts at "now": whatever happened between the screen's
+        // first fetch (or the last poll) and this moment is fetched once, or it would be missed.
+        if (wasPolling || position.lastEventId === undefined) emit(null);
       });
     } catch (error) {
       if (abort.aborted) return;

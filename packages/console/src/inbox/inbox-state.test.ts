@@ -45,7 +45,29 @@ describe("applyEvent", () => {
     expect(next.map((item) => [item.id, item.human_takeover])).toEqual([["c1", false], ["c2", true], ["c3", false]]);
   });
 
-  it("reports a conversation it does not hold as unknown, and ignores other chatbots under a filter", () => {
+  it("puts a new conversation at the top from its event alone, and still asks the server", () => {
+    const event = received("c9", "Hello there");
+    event.data.session_id = "visitor-new";
+    const { list: next, unknown } = applyEvent(list, event, all);
+    expect(unknown).toBe(true);
+    expect(next.map((item) => item.id)).toEqual(["c9", "c1", "c2", "c3"]);
+    expect(next[0]).toEqual({
+      id: "c9",
+      chatbot_id: "bot-1",
+      session_id: "visitor-new",
+      human_takeover: false,
+      needs_attention: false,
+      message_count: 1,
+      last_message: { author: "user", content: "Hello there", created_at: "2026-11-02T08:00:00.000000+00:00" },
+      created_at: "2026-11-02T08:00:00.000000+00:00",
+      updated_at: "2026-11-02T08:00:00.000000+00:00",
+    });
+  });
+
+  it("leaves a new conversation to the server under a filter it may not pass, and ignores other chatbots", () => {
+    const event = received("c9", "hi");
+    event.data.session_id = "visitor-new";
+    expect(applyEvent(list, event, { chatbotId: "", status: "attention" })).toEqual({ list, unknown: true });
     expect(applyEvent(list, received("c9", "hi"), all)).toEqual({ list, unknown: true });
     expect(applyEvent(list, received("c9", "hi", "bot-2"), { chatbotId: "bot-1", status: "" })).toEqual({ list, unknown: false });
   });

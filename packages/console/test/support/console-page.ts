@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 
 const SCREENSHOTS = process.env.PARLEY_CONSOLE_SCREENSHOTS === "1" ? fileURLToPath(new URL("../../../../docs/console/", import.meta.url)) : undefined;
 
@@ -17,6 +17,15 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 /** A link of the console's top navigation. */
 export function nav(page: Page, name: string) {
   return page.getByRole("navigation", { name: "Console" }).getByRole("link", { name });
+}
+
+/** Presses Tab until the element has the focus, as a keyboard user would (at most 60 times). */
+export async function tabTo(page: Page, target: Locator): Promise<void> {
+  for (let press = 0; press < 60; press += 1) {
+    if (await target.evaluate((element) => element === element.ownerDocument.activeElement)) return;
+    await page.keyboard.press("Tab");
+  }
+  throw new Error(`Tab never reached ${String(target)}`);
 }
 
 /** Opens the console and signs in with the key. */
