@@ -13,7 +13,7 @@ import { createSqliteSearchIndex, createSqliteStorage, openDatabase, type Databa
 import type { Database } from "better-sqlite3";
 import { consoleLog, type LogSink } from "../http/create-request-handler.js";
 import type { ServerConfig } from "./config.js";
-import { loadWebhookMasterKey } from "./webhook-master-key.js";
+import { ensureWebhookMasterKey, loadWebhookMasterKey } from "./webhook-master-key.js";
 
 /** A Parley on the embedded SQLite default, and how to close it. */
 export interface ParleyRuntime {
@@ -48,7 +48,13 @@ export function openParley(config: ServerConfig, options: { log?: LogSink } = {}
   const database = openDatabase({ path: config.databasePath, onFileModes: (report) => logFileModes(log, report) });
   const embedder = embedderFor(config);
   // Loaded on first use, so commands that never touch webhooks create no key file.
-  const webhookSecrets = createDerivedWebhookSecrets(() => loadWebhookMasterKey(config));
+  // Until the first subscription exists no secret depends on the key, so the first one made
+  // over the API creates the key file as `parley webhook add` does; after that a missing file
+  // is an error, never silently replaced (docs/operations.md, "Where the secret lives").
+  const webhookSecrets = createDerivedWebhookSecrets(() => {
+    if (database.prepare("SELECT 1 FROM webhook_subscriptions LIMIT 1").get() === undefined) ensureWebhookMasterKey(config);
+    return loadWebhookMasterKey(config);
+  });
   const searchIndex = createSqliteSearchIndex({ database });
   const parley = createParley({
     storage: createSqliteStorage({ database }),
@@ -58,6 +64,7 @@ export function openParley(config: ServerConfig, options: { log?: LogSink } = {}
     webhookSecrets,
     settings: {
       keyRequestsPerMinute: config.keyRequestsPerMinute,
+      adminKeyRequestsPerMinute: config.adminKeyRequestsPerMinute,
       conversationMessagesPerMinute: config.conversationMessagesPerMinute,
     },
   });
