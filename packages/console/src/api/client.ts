@@ -1,4 +1,6 @@
+import createClient, { type Middleware } from "openapi-fetch";
 import { adminKey, signOut } from "../session/session.js";
+import type { paths } from "./schema.js";
 
 /** An answer of the API other than 2xx, with its `{"detail"}` text in words. */
 export class ApiError extends Error {
@@ -18,55 +20,60 @@ export function describeFailure(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-type Query = Record<string, string | number | undefined | null>;
-
-/** `/v1/admin/...` with the query's defined values. */
-export function adminPath(path: string, query: Query = {}): string {
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== null && value !== "") search.set(name, String(value));
-  const text = search.toString();
-  return `/v1/admin${path}${text ? `?${text}` : ""}`;
-}
-
 /** The Authorization header of the signed-in key (never a URL parameter, docs/design.md §9). */
 export function authorization(key = adminKey.value): Record<string, string> {
   return key ? { authorization: `Bearer ${key}` } : {};
 }
 
 /**
- * One call to the operator API: JSON in and out (or FormData for uploads). A 401 signs the
- * console out, since the key was revoked or is wrong; every other refusal is thrown with its detail.
+ * Sends the signed-in key unless the call brings its own (sign-in checks a candidate key), and
+ * signs the console out when the signed-in key is refused (401: revoked or wrong).
  */
-export async function request<T>(method: string, path: string, body?: unknown, options: { key?: string } = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: "application/json", ...authorization(options.key) };
-  let payload: BodyInit | undefined;
-  if (body instanceof FormData) payload = body;
-  else if (body !== undefined) {
-    headers["content-type"] = "application/json";
-    payload = JSON.stringify(body);
-  }
-  const response = await fetch(path, { method, headers, body: payload, cache: "no-store" });
-  if (response.status === 204) return undefined as T;
-  const text = await response.text();
-  let parsed: unknown;
+const session: Middleware = {
+  onRequest({ request }) {
+    if (!request.headers.has("authorization") && adminKey.value) request.headers.set("authorization", `Bearer ${adminKey.value}`);
+    return request;
+  },
+  async onResponse({ request, response }) {
+    if (response.status === 401 && adminKey.value && request.headers.get("authorization") === `Bearer ${adminKey.value}`) {
+      signOut(await detailOf(response.clone()));
+    }
+    return response;
+  },
+};
+
+/** The typed client of the operator API, generated from docs/openapi.json. */
+export const api = createClient<paths>({ baseUrl: "", cache: "no-store" });
+api.use(session);
+
+async function detailOf(response: Response): Promise<string> {
   try {
-    parsed = text === "" ? undefined : JSON.parse(text);
+    const body = (await response.json()) as { detail?: unknown };
+    if (typeof body.detail === "string") return body.detail;
   } catch {
-    parsed = undefined;
+    // Not JSON: say the status instead.
   }
-  if (!response.ok) {
-    const detail = typeof (parsed as { detail?: unknown })?.detail === "string" ? (parsed as { detail: string }).detail : `The server answered ${response.status}.`;
-    if (response.status === 401 && options.key === undefined) signOut(detail);
-    throw new ApiError(response.status, detail);
-  }
-  return parsed as T;
+  return `The server answered ${response.status}.`;
 }
 
-/** GET on an admin route. */
-export const get = <T>(path: string, query?: Query) => request<T>("GET", adminPath(path, query));
-/** POST on an admin route. */
-export const post = <T>(path: string, body?: unknown) => request<T>("POST", adminPath(path), body);
-/** PATCH on an admin route. */
-export const patch = <T>(path: string, body: unknown) => request<T>("PATCH", adminPath(path), body);
-/** DELETE on an admin route. */
-export const remove = <T = void>(path: string) => request<T>("DELETE", adminPath(path));
+/** The data of a typed call, or its refusal thrown as an ApiError with the API's words. */
+export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  if (response.ok) return data as T;
+  const detail = typeof (error as { detail?: unknown })?.detail === "string" ? (error as { detail: string }).detail : `The server answered ${response.status}.`;
+  throw new ApiError(response.status, detail);
+}
+
+/**
+ * A multipart upload, which the generated types do not describe (docs/design.md §12): plain
+ * fetch with the same key and the same refusals.
+ */
+export async function postForm<T>(path: string, form: FormData): Promise<T> {
+  const response = await fetch(path, { method: "POST", headers: { accept: "application/json", ...authorization() }, body: form, cache: "no-store" });
+  if (!response.ok) {
+    const detail = await detailOf(response);
+    if (response.status === 401) signOut(detail);
+    throw new ApiError(response.status, detail);
+  }
+  return (await response.json()) as T;
+}

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "preact/hooks";
 import { onLiveChange } from "../api/live-events.js";
-import type { ConversationWithMessages } from "../api/types.js";
+import type { Conversation, ConversationWithMessages } from "../api/types.js";
 import { chatbotName } from "../chatbots/chatbots-data.js";
 import { markRead, openConversationId } from "../inbox/inbox-data.js";
 import { href } from "../router.js";
@@ -41,8 +41,9 @@ export function ConversationView({ id }: { id: string }) {
   useEffect(() => end.current?.scrollIntoView({ block: "end" }), [count]);
 
   const data = conversation.data;
-  const replace = (next: ConversationWithMessages | undefined) => {
-    if (next) conversation.setData((current) => ({ ...next, messages: mergeMessages(current?.messages ?? [], next.messages ?? []) }));
+  // The takeover routes answer the conversation without its messages: keep the ones shown.
+  const replace = (next: Conversation | undefined) => {
+    if (next) conversation.setData((current) => (current ? { ...current, ...next, messages: current.messages } : current));
   };
 
   return (

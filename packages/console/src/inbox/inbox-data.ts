@@ -1,7 +1,7 @@
 import { signal } from "@preact/signals";
-import { describeFailure, get } from "../api/client.js";
+import { api, describeFailure, unwrap } from "../api/client.js";
 import { onLiveChange } from "../api/live-events.js";
-import type { Conversation, List } from "../api/types.js";
+import type { Conversation } from "../api/types.js";
 import { applyEvent, isVisitorMessage, type InboxFilter } from "./inbox-state.js";
 
 /** The inbox's conversations, newest activity first. */
@@ -16,11 +16,17 @@ export const unread = signal<ReadonlySet<string>>(new Set());
 /** The conversation on screen, which new messages do not mark unread. */
 export const openConversationId = signal<string | null>(null);
 
+/** One page of conversations under the filter, newest activity first. */
+function listConversations(filter: InboxFilter, cursor?: string) {
+  const query = { limit: 50, cursor, ...(filter.chatbotId ? { chatbot_id: filter.chatbotId } : {}), ...(filter.status ? { status: filter.status } : {}) };
+  return unwrap(api.GET("/v1/admin/conversations", { params: { query } }));
+}
+
 /** Fetches the first page of the inbox under the current filter. */
 export async function loadInbox(): Promise<void> {
   const filter = inboxFilter.value;
   try {
-    const page = await get<List<Conversation>>("/conversations", { chatbot_id: filter.chatbotId, status: filter.status, limit: 50 });
+    const page = await listConversations(filter);
     if (filter !== inboxFilter.value) return;
     // A refresh replaces the first page and keeps the older pages already shown.
     const first = new Set(page.data.map((conversation) => conversation.id));
@@ -41,7 +47,7 @@ export async function loadOlder(): Promise<void> {
   const cursor = olderCursor.value;
   if (!cursor) return;
   try {
-    const page = await get<List<Conversation>>("/conversations", { chatbot_id: filter.chatbotId, status: filter.status, limit: 50, cursor });
+    const page = await listConversations(filter, cursor);
     if (filter !== inboxFilter.value) return;
     const shown = new Set(conversations.value.map((conversation) => conversation.id));
     conversations.value = [...conversations.value, ...page.data.filter((conversation) => !shown.has(conversation.id))];

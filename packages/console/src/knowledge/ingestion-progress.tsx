@@ -38,13 +38,19 @@ const STATUS_LABELS = { queued: "Queued", running: "Reading", succeeded: "Done",
 
 /** One ingestion's progress bar, outcome and per-document errors. */
 export function IngestionProgress({ ingestion }: { ingestion: Ingestion }) {
-  const total = Math.max(ingestion.documents_total, 1);
+  // The total is null while a crawl is still finding its pages: the bar then just says "busy".
+  const total = ingestion.documents_total;
+  const counted = total === null ? `${plural(ingestion.documents_done, "document")} so far` : `${ingestion.documents_done} of ${plural(total, "document")}`;
   return (
     <li class={`ingestion ${ingestion.status}`}>
       <p>
-        <strong>{STATUS_LABELS[ingestion.status]}</strong>: {ingestion.documents_done} of {plural(ingestion.documents_total, "document")}, {plural(ingestion.chunks, "chunk")}
+        <strong>{STATUS_LABELS[ingestion.status]}</strong>: {counted}, {plural(ingestion.chunks, "chunk")}
       </p>
-      <progress max={total} value={ingestion.documents_done} aria-label="Ingestion progress" />
+      {total === null ? (
+        <progress aria-label="Ingestion progress" />
+      ) : (
+        <progress max={Math.max(total, 1)} value={ingestion.documents_done} aria-label="Ingestion progress" />
+      )}
       {ingestion.errors.length > 0 ? (
         <ul class="errors" aria-label="Documents that failed">
           {ingestion.errors.map((error, index) => (

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import type { Delivery } from "../api/types.js";
 import { ChatbotSelect } from "../chatbots/chatbot-select.js";
 import { chatbotName } from "../chatbots/chatbots-data.js";
 import { formatTime } from "../ui/format.js";
@@ -11,7 +12,7 @@ import { TableHead } from "../ui/table-head.js";
 /** Webhook subscriptions (add, remove) and their deliveries (status, attempts, retry). */
 export function Webhooks() {
   const webhooks = useResource(listWebhooks, "webhooks");
-  const [status, setStatus] = useState("");
+  const [status, setStatus] = useState<Delivery["status"] | "">("");
   const deliveries = useResource(() => listDeliveries(status), `deliveries-${status}`);
   const action = useAction();
   const [url, setUrl] = useState("");
@@ -65,7 +66,7 @@ export function Webhooks() {
         <div class="filters">
           <label>
             Status
-            <select value={status} onChange={(event) => setStatus(event.currentTarget.value)}>
+            <select value={status} onChange={(event) => setStatus(event.currentTarget.value as Delivery["status"] | "")}>
               <option value="">All</option>
               <option value="pending">Pending</option>
               <option value="delivered">Delivered</option>

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { adminPath, describeFailure, request } from "../api/client.js";
+import { api, describeFailure, unwrap } from "../api/client.js";
 import { signIn, signOutReason } from "../session/session.js";
 import { ErrorText } from "../ui/notice.js";
 
@@ -16,7 +16,7 @@ export function SignIn() {
     setBusy(true);
     setError(null);
     try {
-      await request("GET", adminPath("/chatbots", { limit: 1 }), undefined, { key: candidate });
+      await unwrap(api.GET("/v1/admin/chatbots", { params: { query: { limit: 1 } }, headers: { authorization: `Bearer ${candidate}` } }));
       signIn(candidate);
     } catch (failure) {
       setError(describeFailure(failure));
