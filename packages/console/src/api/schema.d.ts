@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message to a chatbot and get its reply
-         * @description The retrieval-augmented pipeline: quota and conversation rate, find or create the conversation of (chatbot_id, session_id), store the message, retrieve context (BM25 + vectors fused by Reciprocal Rank Fusion), build the prompt with the conversation's 10 most recent stored messages as history, call the chatbot's model, store and return the reply. Every accepted message counts toward the plan's monthly quota. Fires `conversation.started` (new conversation) and `message.received` webhooks. The reply carries no conversation id: the conversation is identified by `session_id`.
+         * @description The retrieval-augmented pipeline: quota and conversation rate, find or create the conversation of (chatbot_id, session_id), store the message, retrieve context (BM25 + vectors fused by Reciprocal Rank Fusion), build the prompt with the conversation's last 10 messages, call the chatbot's model, store and return the reply. Every accepted message counts toward the plan's monthly quota. Fires `conversation.started` (new conversation) and `message.received` webhooks. The reply carries no conversation id: the conversation is identified by `session_id`.
          */
         post: operations["sendChatMessage"];
         delete?: never;
