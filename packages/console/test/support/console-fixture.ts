@@ -18,9 +18,6 @@ export async function startConsoleFixture() {
       // The webhook receiver listens on 127.0.0.1.
       PARLEY_ALLOW_PRIVATE_URLS: "true",
       PARLEY_LLM_TIMEOUT_MS: "5000",
-      // POST /v1/admin/webhooks does not yet create the key file as `parley webhook add` does
-      // (500 on a new database); reported, and this line goes once it does.
-      PARLEY_SECRET_KEY: "console-browser-tests-master-key-0123456789abcdef",
     }),
     launchBrowser(),
   ]);
