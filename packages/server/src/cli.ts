@@ -1,6 +1,7 @@
 import { isParleyError } from "@parley/core";
 import { parseArgs } from "node:util";
 import { ADMIN_COMMANDS, checkPositionals } from "./cli/admin-commands.js";
+import { BACKUP_COMMAND } from "./cli/backup-command.js";
 import { UsageError, type Command, type CommandIo } from "./cli/command.js";
 import { RUNTIME_COMMANDS } from "./cli/runtime-commands.js";
 import { WEBHOOK_COMMANDS } from "./cli/webhook-commands.js";
@@ -8,7 +9,7 @@ import { ConfigError, loadConfig } from "./runtime/config.js";
 import { openParley } from "./runtime/open-parley.js";
 
 /** Every `parley` command; the help and the tests are derived from it. */
-export const COMMANDS: Command[] = [...ADMIN_COMMANDS, ...WEBHOOK_COMMANDS, ...RUNTIME_COMMANDS];
+export const COMMANDS: Command[] = [...ADMIN_COMMANDS, ...WEBHOOK_COMMANDS, ...RUNTIME_COMMANDS, BACKUP_COMMAND];
 
 const GLOBAL_HELP = `parley — self-hostable retrieval-augmented chatbot messaging
 

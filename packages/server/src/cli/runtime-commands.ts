@@ -52,7 +52,7 @@ export const RUNTIME_COMMANDS: Command[] = [
       if (port > 65_535) throw new UsageError(`--port must be at most 65535 (got ${port}).`);
       const host = typeof input.values.host === "string" ? input.values.host : config.host;
       const seed = input.values.quickstart === true ? await seedQuickstart(runtime, config) : null;
-      const running = await startServer({ runtime, port, host, log: consoleLog });
+      const running = await startServer({ runtime, port, host, log: consoleLog, limits: config.http, shutdownGraceMs: config.shutdownGraceMs });
       // Webhook delivery runs beside the server; running.stop() waits for it before closing the database.
       runtime.dispatcher.start();
       // Ingestions queued by the API run here, and those a stopped process left are resumed.
@@ -62,7 +62,11 @@ export const RUNTIME_COMMANDS: Command[] = [
       await new Promise<void>((resolve) => {
         const shutdown = (signal: string) => {
           io.stderr.write(`Received ${signal}: finishing requests in flight, then closing the database.\n`);
-          void running.stop().then(resolve);
+          void running.stop().then(() => {
+            resolve();
+            // A request cut at the end of the grace may still await its model call; it must not hold the process.
+            setTimeout(() => process.exit(), 200).unref();
+          });
         };
         process.once("SIGTERM", () => shutdown("SIGTERM"));
         process.once("SIGINT", () => shutdown("SIGINT"));

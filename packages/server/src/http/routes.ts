@@ -68,6 +68,14 @@ export const EVENTS_TEMPLATE = "/v1/admin/events";
 /** Every route the server answers (besides `/healthz` and the console), in match order. */
 export const ROUTES: readonly Route[] = [...SPEC_ROUTES, { template: EVENTS_TEMPLATE, methods: {} }, ...ADMIN_ROUTES];
 
+/**
+ * Every method and path template the table answers with JSON, for tools that must cover all
+ * routes (the fuzz tests): a route added to the table is included without more work.
+ */
+export const ROUTE_TEMPLATES: ReadonlyArray<{ method: string; path: string }> = ROUTES.flatMap((route) =>
+  Object.keys(route.methods).map((method) => ({ method, path: route.template })),
+);
+
 const COMPILED = ROUTES.map((route) => ({ route, pattern: new RegExp(`^${route.template}$`), admin: route.template.startsWith("/v1/admin/") }));
 
 /** The route for a path: its handler for the method, or the methods it allows; null when no route matches. */

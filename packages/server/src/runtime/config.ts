@@ -1,3 +1,4 @@
+import type { HttpLimits } from "../http/connection-limits.js";
 import { parseEmbedderSpec, readProviderEnvironment, type EmbedderSpec, type Environment, type ProviderEnvironment } from "@parley/providers";
 
 /** The server's configuration, read from the environment (docs/design.md §7) and validated once, at start-up. */
@@ -14,6 +15,10 @@ export interface ServerConfig {
   secretKey: string | undefined;
   /** Keys, base URLs, the Ollama host and the model deadline, as the providers read them. */
   providers: ProviderEnvironment;
+  /** Timeouts and caps of the HTTP edge (docs/configuration.md, "HTTP limits"). */
+  http: HttpLimits;
+  /** `PARLEY_SHUTDOWN_GRACE_MS`: how long a stop waits for requests in flight before cutting them. */
+  shutdownGraceMs: number;
   /** The environment itself, handed to the provider adapters. */
   env: Environment;
 }
@@ -54,6 +59,21 @@ function secretKey(env: Environment): string | undefined {
   return text;
 }
 
+function httpLimits(env: Environment): HttpLimits {
+  const headersTimeoutMs = wholeNumber(env, "PARLEY_HEADERS_TIMEOUT_MS", 10_000, 100, 3_600_000);
+  const requestTimeoutMs = wholeNumber(env, "PARLEY_REQUEST_TIMEOUT_MS", 30_000, 100, 3_600_000);
+  // Node refuses a headers timeout longer than the whole request's.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(`PARLEY_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed PARLEY_REQUEST_TIMEOUT_MS (${requestTimeoutMs}).`);
+  }
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    maxHeaderBytes: wholeNumber(env, "PARLEY_MAX_HEADER_BYTES", 16_384, 1_024, 1_048_576),
+    maxConnections: wholeNumber(env, "PARLEY_MAX_CONNECTIONS", 1_000, 1, 1_000_000),
+  };
+}
+
 /** Reads and checks the configuration. Command-line flags (overrides) win over the environment. */
 export function loadConfig(env: Environment = process.env, overrides: Partial<Pick<ServerConfig, "databasePath" | "port" | "host">> = {}): ServerConfig {
   httpUrl(env, "OPENAI_BASE_URL");
@@ -68,6 +88,8 @@ export function loadConfig(env: Environment = process.env, overrides: Partial<Pi
       adminKeyRequestsPerMinute: wholeNumber(env, "PARLEY_ADMIN_KEY_RATE_LIMIT", 600, 1, 1_000_000),
       conversationMessagesPerMinute: wholeNumber(env, "PARLEY_CONVERSATION_RATE_LIMIT", 20, 1, 1_000_000),
       secretKey: secretKey(env),
+      http: httpLimits(env),
+      shutdownGraceMs: wholeNumber(env, "PARLEY_SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),
       providers: readProviderEnvironment(env),
       env,
     };
