@@ -59,7 +59,7 @@ export async function main(argv: string[], io: CommandIo = { stdout: process.std
     try {
       const result = await command.run({ values, positionals }, { runtime, config, io });
       if (command.name !== "serve") io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      return 0;
+      return command.exitCode?.(result) ?? 0;
     } finally {
       if (command.name !== "serve") runtime.close();
     }

@@ -150,8 +150,8 @@ export interface paths {
         get: operations["listDocuments"];
         put?: never;
         /**
-         * Add knowledge: a text document
-         * @description Queues an ingestion and answers 202 at once; `GET /v1/admin/ingestions/{ingestion_id}` tells its progress. The body holds `title` and `text`; a document with the same title (its source) is replaced. This server reads text only for now: `url` (with `crawl` and `max_pages`) is accepted only when a knowledge-sources adapter is configured, and is refused with 422 otherwise.
+         * Add knowledge: files, a URL or a text document
+         * @description Queues an ingestion and answers 202 at once; `GET /v1/admin/ingestions/{ingestion_id}` tells its progress. Three forms: `multipart/form-data` with one or more `files` (PDF, DOCX, HTML, Markdown, text, typed by content; each file's name is its source), streamed to disk, each at most `PARLEY_MAX_UPLOAD_BYTES` (25 MiB; past it 413 `Each uploaded file must not exceed 25 MiB.` and the rest of the body is not read), at most 100; JSON `url` with `crawl` (`page`, `sitemap`, `site`) and `max_pages` (default 50), fetched from public addresses only unless `PARLEY_ALLOW_PRIVATE_URLS=true`; or JSON `title` and `text`. A document from the same source is replaced. A source that cannot be read is one `{source, detail}` of the ingestion's `errors` (docs/operations.md, Knowledge sources).
          */
         post: operations["addDocument"];
         delete?: never;
@@ -1839,6 +1839,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AddDocumentRequest"];
+                "multipart/form-data": {
+                    /** @description One document per file; its name is the source. */
+                    files: string[];
+                };
             };
         };
         responses: {

@@ -18,6 +18,13 @@ export interface RouteContext {
   /** Path parameters, percent-decoded, one segment each. */
   params: string[];
   query: URLSearchParams;
+  uploads: Uploads;
+}
+
+/** Where uploaded files are written, and the largest file taken (`PARLEY_MAX_UPLOAD_BYTES`). */
+export interface Uploads {
+  folder: string;
+  maxFileBytes: number;
 }
 
 /** A route's handler. */

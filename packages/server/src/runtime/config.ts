@@ -11,6 +11,10 @@ export interface ServerConfig {
   /** `PARLEY_ADMIN_KEY_RATE_LIMIT`: requests per admin-scoped key in any 60 s (docs/design.md §9). */
   adminKeyRequestsPerMinute: number;
   conversationMessagesPerMinute: number;
+  /** `PARLEY_ALLOW_PRIVATE_URLS=true`: URLs may reach loopback, private and link-local addresses (docs/design.md §12). */
+  allowPrivateUrls: boolean;
+  /** `PARLEY_MAX_UPLOAD_BYTES`: the largest uploaded file (default 25 MiB). */
+  maxUploadBytes: number;
   /** `PARLEY_SECRET_KEY`: the master key of webhook signing secrets; unset means the key file beside the database. */
   secretKey: string | undefined;
   /** Keys, base URLs, the Ollama host and the model deadline, as the providers read them. */
@@ -38,6 +42,13 @@ function wholeNumber(env: Environment, name: string, fallback: number, minimum: 
     throw new ConfigError(`${name} must be a whole number from ${minimum} to ${maximum} (got "${text}").`);
   }
   return value;
+}
+
+function flag(env: Environment, name: string): boolean {
+  const text = present(env[name])?.toLowerCase();
+  if (text === undefined || text === "false") return false;
+  if (text === "true") return true;
+  throw new ConfigError(`${name} must be true or false (got "${env[name]}").`);
 }
 
 function httpUrl(env: Environment, name: string): void {
@@ -87,6 +98,8 @@ export function loadConfig(env: Environment = process.env, overrides: Partial<Pi
       keyRequestsPerMinute: wholeNumber(env, "PARLEY_KEY_RATE_LIMIT", 60, 1, 1_000_000),
       adminKeyRequestsPerMinute: wholeNumber(env, "PARLEY_ADMIN_KEY_RATE_LIMIT", 600, 1, 1_000_000),
       conversationMessagesPerMinute: wholeNumber(env, "PARLEY_CONVERSATION_RATE_LIMIT", 20, 1, 1_000_000),
+      allowPrivateUrls: flag(env, "PARLEY_ALLOW_PRIVATE_URLS"),
+      maxUploadBytes: wholeNumber(env, "PARLEY_MAX_UPLOAD_BYTES", 25 * 1024 * 1024, 1, 2 ** 40),
       secretKey: secretKey(env),
       http: httpLimits(env),
       shutdownGraceMs: wholeNumber(env, "PARLEY_SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),

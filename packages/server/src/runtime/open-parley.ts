@@ -8,9 +8,12 @@ import {
   type WebhookDispatcher,
   type WebhookSecrets,
 } from "@parley/core";
+import { createKnowledgeSources } from "@parley/knowledge";
 import { createChatModels, createRemoteEmbedder } from "@parley/providers";
 import { createSqliteSearchIndex, createSqliteStorage, openDatabase, type DatabaseFileModes, type SqliteSearchIndex } from "@parley/sqlite";
 import type { Database } from "better-sqlite3";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { consoleLog, type LogSink } from "../http/create-request-handler.js";
 import type { ServerConfig } from "./config.js";
 import { ensureWebhookMasterKey, loadWebhookMasterKey } from "./webhook-master-key.js";
@@ -28,6 +31,8 @@ export interface ParleyRuntime {
   ingestions: IngestionRunner;
   /** The search index, for its warm-up after a start (`parley serve` runs it while idle). */
   searchIndex: SqliteSearchIndex;
+  /** Where uploads are written (beside the database), and the largest file taken. */
+  uploads: { folder: string; maxFileBytes: number };
   /** Configured secrets (provider API keys), for redaction from logs. */
   secrets: string[];
   close(): void;
@@ -56,12 +61,16 @@ export function openParley(config: ServerConfig, options: { log?: LogSink } = {}
     return loadWebhookMasterKey(config);
   });
   const searchIndex = createSqliteSearchIndex({ database });
+  // Uploads wait beside the database, so an ingestion resumed after a restart still finds them.
+  const uploads = { folder: `${config.databasePath === ":memory:" ? join(tmpdir(), "parley") : config.databasePath}.uploads`, maxFileBytes: config.maxUploadBytes };
+  const knowledgeSources = createKnowledgeSources({ allowPrivateUrls: config.allowPrivateUrls, maxFileBytes: config.maxUploadBytes, uploadsFolder: uploads.folder });
   const parley = createParley({
     storage: createSqliteStorage({ database }),
     searchIndex,
     embedder,
     chatModels: createChatModels({ env: config.env }),
     webhookSecrets,
+    knowledgeSources,
     settings: {
       keyRequestsPerMinute: config.keyRequestsPerMinute,
       adminKeyRequestsPerMinute: config.adminKeyRequestsPerMinute,
@@ -71,7 +80,7 @@ export function openParley(config: ServerConfig, options: { log?: LogSink } = {}
   const secrets = [config.providers.openai.apiKey, config.providers.anthropic.apiKey, config.secretKey].filter((secret): secret is string => secret !== undefined);
   const dispatcher = parley.createWebhookDispatcher({ log });
   const ingestions = parley.createIngestionRunner({ log });
-  return { parley, database, embedder, webhookSecrets, dispatcher, ingestions, searchIndex, secrets, close: () => database.close() };
+  return { parley, database, embedder, webhookSecrets, dispatcher, ingestions, searchIndex, uploads, secrets, close: () => database.close() };
 }
 
 /** One warning line for the files made owner-only, and one for those left as they were. */

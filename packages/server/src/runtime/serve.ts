@@ -31,7 +31,13 @@ export async function startServer(options: {
   // One reader of the outbox feeds every live stream of this process (docs/api.md, "Live events").
   const feed = options.runtime.parley.createEventFeed();
   const streams = createEventStreams({ feed, heartbeatMs: options.heartbeatMs, authenticate: options.runtime.parley.authenticate });
-  const handler = createRequestHandler({ parley: options.runtime.parley, log, secrets: options.runtime.secrets, streamEvents: streams.handler });
+  const handler = createRequestHandler({
+    parley: options.runtime.parley,
+    log,
+    secrets: options.runtime.secrets,
+    streamEvents: streams.handler,
+    uploads: options.runtime.uploads,
+  });
   const server = createLimitedServer(options.limits ?? DEFAULT_HTTP_LIMITS, handler, log);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
