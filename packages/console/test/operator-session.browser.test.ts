@@ -1,4 +1,6 @@
 import { existsSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -209,7 +211,26 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
     const first = page.getByRole("list", { name: "Retrieved chunks" }).getByRole("listitem").first();
     await first.filter({ hasText: "47 days" }).waitFor();
     expect(await first.textContent()).toContain("aurora-care.pdf");
-    await screenshot(page, "knowledge");
+  });
+
+  it("adds a web page by its address and finds its fact", async () => {
+    const site = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      response.end("<html><head><title>Aurora colours</title></head><body><main><h1>Aurora colours</h1><p>The Kettlebird Aurora comes in the colour called Fjord Teal.</p></main></body></html>");
+    });
+    await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+    const address = `http://127.0.0.1:${(site.address() as AddressInfo).port}/aurora-colours.html`;
+    try {
+      await page.getByLabel("Web address").fill(address);
+      await page.getByRole("button", { name: "Add", exact: true }).click();
+      await page.getByRole("row").filter({ hasText: address }).waitFor();
+      await page.getByRole("textbox", { name: "Question" }).fill("Which colour is the Aurora?");
+      await page.getByRole("button", { name: "Search" }).click();
+      await page.getByRole("list", { name: "Retrieved chunks" }).getByRole("listitem").first().filter({ hasText: "Fjord Teal" }).waitFor();
+      await screenshot(page, "knowledge");
+    } finally {
+      site.close();
+    }
   });
 
   it("loaded nothing from another origin, never put the key in a URL, and broke no CSP rule", async () => {
