@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { consoleLog, type LogSink } from "../http/create-request-handler.js";
 import type { ServerConfig } from "./config.js";
+import { createWebhookUrlCheck } from "./webhook-url-check.js";
 import { ensureWebhookMasterKey, loadWebhookMasterKey } from "./webhook-master-key.js";
 
 /** A Parley on the embedded SQLite default, and how to close it. */
@@ -71,6 +72,8 @@ export function openParley(config: ServerConfig, options: { log?: LogSink } = {}
     chatModels: createChatModels({ env: config.env }),
     webhookSecrets,
     knowledgeSources,
+    // Webhooks made through the API go only to public addresses, unless the operator allows private ones.
+    checkWebhookUrl: config.allowPrivateUrls ? undefined : createWebhookUrlCheck(),
     settings: {
       keyRequestsPerMinute: config.keyRequestsPerMinute,
       adminKeyRequestsPerMinute: config.adminKeyRequestsPerMinute,
