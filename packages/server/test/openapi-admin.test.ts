@@ -41,7 +41,7 @@ describe("operator API responses of a running server match the document", () => 
 
   beforeAll(async () => {
     // A small admin limit, so its 429 takes a few requests; every other call has a fresh key.
-    context = await environment({ PARLEY_ADMIN_KEY_RATE_LIMIT: "4" });
+    context = await environment({ PARLEY_ADMIN_KEY_RATE_LIMIT: "4", PARLEY_ALLOW_PRIVATE_URLS: "true" });
     server = await serve(context.env);
     // `parley serve` runs the ingestion runner and the webhook dispatcher beside the server; so does this test.
     server.runtime.ingestions.start();

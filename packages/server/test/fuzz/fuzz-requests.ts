@@ -25,7 +25,14 @@ export interface FuzzRequest {
 }
 
 /** Every method and template to cover: the route table's, plus the health check outside it. */
-export const FUZZED_ROUTES = [...ROUTE_TEMPLATES, { method: "GET", path: "/healthz" }];
+export const FUZZED_ROUTES = [
+  ...ROUTE_TEMPLATES,
+  { method: "GET", path: "/healthz" },
+  // The console's static routes: the page, with and without its slash, and its assets' folder.
+  { method: "GET", path: "/console" },
+  { method: "GET", path: "/console/" },
+  { method: "GET", path: "/console/assets/([^/]+)" },
+];
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "PROPFIND", "PURGE", "SEARCH", "LOCK", "MKCOL", "COPY", "QUERY"];
 

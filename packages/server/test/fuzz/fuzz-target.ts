@@ -95,6 +95,8 @@ export function judgeAnswer(answer: ReturnType<typeof parseAnswer> & { text: str
   const shown = { ...headers, "x-request-id": "" };
   if (LEAK.test(body) || LEAK.test(JSON.stringify(shown))) return `a leak in the answer: ${body.slice(0, 200)}`;
   if (status === 100) return "an interim answer only";
+  // The console's pages and assets (2xx, 304) are not JSON, and carry its strict CSP instead.
+  if (headers["content-security-policy"]?.includes("default-src 'self'") && (status < 300 || status === 304)) return null;
   if (isHead) return headers["content-type"]?.startsWith("application/json") === true ? null : "HEAD without the JSON content type";
   // A deletion answers 204: no body and no content type at all.
   if (status === 204) return body === "" && headers["content-type"] === undefined ? null : `a 204 with a body: ${body.slice(0, 200)}`;
