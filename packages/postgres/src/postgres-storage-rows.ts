@@ -1,0 +1,112 @@
+import type { ApiKey, Chatbot, Conversation, DeliveryStatus, EventType, Message, MessageAuthor, MessageRole, OutboxEvent, Plan, Provider, User, WebhookDelivery, WebhookSubscription } from "@parley/core";
+import { fromText } from "./postgres-text.js";
+
+// Rows as `pg` returns them (snake_case columns; bigints read as numbers by the pool's type
+// parser, postgres-database.ts) and their mappers to the core's domain types. Text a user wrote
+// goes through toText/fromText (postgres-text.ts): TEXT cannot hold NUL.
+
+export interface PlanRow { name: string; monthly_messages: number }
+export interface UserRow { id: string; email: string; plan_name: string; monthly_messages_override: number | null; created_at: number }
+export interface ApiKeyRow { id: string; user_id: string; name: string; key_hash: string; created_at: number; revoked_at: number | null }
+export interface ChatbotRow {
+  id: string; owner_id: string; name: string; slug: string; provider: string; model: string;
+  system_prompt: string; fallback_message: string; is_active: boolean; created_at: number; deleted_at: number | null;
+}
+export interface ConversationRow { id: string; chatbot_id: string; session_id: string; human_takeover: boolean; created_at: number }
+export interface MessageRow { id: string; conversation_id: string; role: string; author: string; content: string; created_at: number }
+export interface OutboxEventRow { id: string; type: string; user_id: string; chatbot_id: string; data: string; created_at: number }
+export interface WebhookSubscriptionRow { id: string; user_id: string; url: string; chatbot_id: string | null; event_types: string; signing_key_id: string; created_at: number }
+export interface WebhookDeliveryRow {
+  id: string; subscription_id: string; event_id: string; event_type: string; status: string; attempts: number;
+  next_attempt_at: number | null; last_attempt_at: number | null; last_response_status: number | null;
+  last_error: string | null; created_at: number; delivered_at: number | null;
+}
+
+export const CHATBOT_COLUMNS = "id, owner_id, name, slug, provider, model, system_prompt, fallback_message, is_active, created_at, deleted_at";
+export const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, created_at";
+export const CONVERSATION_COLUMNS = "id, chatbot_id, session_id, human_takeover, created_at";
+export const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
+export const USER_COLUMNS = "id, email, plan_name, monthly_messages_override, created_at";
+export const API_KEY_COLUMNS = "id, user_id, name, key_hash, created_at, revoked_at";
+export const SUBSCRIPTION_COLUMNS = "id, user_id, url, chatbot_id, event_types, signing_key_id, created_at";
+export const DELIVERY_COLUMNS =
+  "id, subscription_id, event_id, event_type, status, attempts, next_attempt_at, last_attempt_at, last_response_status, last_error, created_at, delivered_at";
+
+export const planFromRow = (row: PlanRow): Plan => ({ name: row.name, monthlyMessages: row.monthly_messages });
+
+export const userFromRow = (row: UserRow): User => ({
+  id: row.id,
+  email: row.email,
+  planName: row.plan_name,
+  monthlyMessagesOverride: row.monthly_messages_override,
+  createdAt: row.created_at,
+});
+
+export const apiKeyFromRow = (row: ApiKeyRow): ApiKey => ({
+  id: row.id,
+  userId: row.user_id,
+  name: fromText(row.name),
+  keyHash: row.key_hash,
+  createdAt: row.created_at,
+  revokedAt: row.revoked_at,
+});
+
+export const chatbotFromRow = (row: ChatbotRow): Chatbot => ({
+  id: row.id,
+  ownerId: row.owner_id,
+  name: fromText(row.name),
+  slug: row.slug,
+  provider: row.provider as Provider,
+  model: fromText(row.model),
+  systemPrompt: fromText(row.system_prompt),
+  fallbackMessage: fromText(row.fallback_message),
+  isActive: row.is_active,
+  createdAt: row.created_at,
+  deletedAt: row.deleted_at,
+});
+
+export const conversationFromRow = (row: ConversationRow): Conversation => ({
+  id: row.id,
+  chatbotId: row.chatbot_id,
+  sessionId: fromText(row.session_id),
+  humanTakeover: row.human_takeover,
+  createdAt: row.created_at,
+});
+
+export const messageFromRow = (row: MessageRow): Message => ({
+  id: row.id,
+  conversationId: row.conversation_id,
+  role: row.role as MessageRole,
+  author: row.author as MessageAuthor,
+  content: fromText(row.content),
+  createdAt: row.created_at,
+});
+
+// The type and its data were written together from one OutboxEvent, so they still match.
+export const outboxEventFromRow = (row: OutboxEventRow): OutboxEvent =>
+  ({ id: row.id, type: row.type, userId: row.user_id, chatbotId: row.chatbot_id, data: JSON.parse(row.data) as unknown, createdAt: row.created_at }) as OutboxEvent;
+
+export const webhookSubscriptionFromRow = (row: WebhookSubscriptionRow): WebhookSubscription => ({
+  id: row.id,
+  userId: row.user_id,
+  url: row.url,
+  chatbotId: row.chatbot_id,
+  eventTypes: JSON.parse(row.event_types) as EventType[],
+  signingKeyId: row.signing_key_id,
+  createdAt: row.created_at,
+});
+
+export const webhookDeliveryFromRow = (row: WebhookDeliveryRow): WebhookDelivery => ({
+  id: row.id,
+  subscriptionId: row.subscription_id,
+  eventId: row.event_id,
+  eventType: row.event_type as EventType,
+  status: row.status as DeliveryStatus,
+  attempts: row.attempts,
+  nextAttemptAt: row.next_attempt_at,
+  lastAttemptAt: row.last_attempt_at,
+  lastResponseStatus: row.last_response_status,
+  lastError: row.last_error,
+  createdAt: row.created_at,
+  deliveredAt: row.delivered_at,
+});
