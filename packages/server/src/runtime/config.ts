@@ -14,6 +14,16 @@ export interface ServerConfig {
   providers: ProviderEnvironment;
   /** The environment itself, handed to the provider adapters. */
   env: Environment;
+  /** `PARLEY_DATABASE_URL`: PostgreSQL instead of SQLite (docs/design.md §13); unset means SQLite at `databasePath`. */
+  databaseUrl: string | undefined;
+  /** `PARLEY_DATABASE_POOL_SIZE`: connections each process opens at most (default 10). */
+  databasePoolSize: number;
+  /** `PARLEY_STATEMENT_TIMEOUT_MS`: PostgreSQL cancels a statement running longer (default 30000). */
+  statementTimeoutMs: number;
+  /** `PARLEY_REDIS_URL`: the rate limiters on Redis, shared by every process; unset means in process memory. */
+  redisUrl: string | undefined;
+  /** `PARLEY_REDIS_FAIL_OPEN=true`: let requests through unlimited while Redis is down (default: refuse with 503). */
+  redisFailOpen: boolean;
 }
 
 /** A configuration value that cannot be used; the message names the variable and the problem. */
@@ -45,6 +55,27 @@ function httpUrl(env: Environment, name: string): void {
   if (protocol !== "http:" && protocol !== "https:") throw new ConfigError(`${name} must be an http or https URL (got "${text}").`);
 }
 
+/** A URL variable that must use one of `protocols`; the message never shows a password. */
+function serviceUrl(env: Environment, name: string, protocols: string[]): string | undefined {
+  const text = present(env[name]);
+  if (text === undefined) return undefined;
+  let protocol = "";
+  try {
+    protocol = new URL(text).protocol;
+  } catch {
+    // reported below
+  }
+  if (!protocols.includes(protocol)) throw new ConfigError(`${name} must be a ${protocols.map((each) => `${each}//`).join(" or ")} URL.`);
+  return text;
+}
+
+function flag(env: Environment, name: string): boolean {
+  const text = present(env[name])?.toLowerCase();
+  if (text === undefined || text === "false" || text === "0") return false;
+  if (text === "true" || text === "1") return true;
+  throw new ConfigError(`${name} must be true or false (got "${text}").`);
+}
+
 function secretKey(env: Environment): string | undefined {
   const text = present(env.PARLEY_SECRET_KEY);
   // The value is a secret: the message gives its length, never the value.
@@ -67,6 +98,11 @@ export function loadConfig(env: Environment = process.env, overrides: Partial<Pi
       secretKey: secretKey(env),
       providers: readProviderEnvironment(env),
       env,
+      databaseUrl: serviceUrl(env, "PARLEY_DATABASE_URL", ["postgres:", "postgresql:"]),
+      databasePoolSize: wholeNumber(env, "PARLEY_DATABASE_POOL_SIZE", 10, 1, 1_000),
+      statementTimeoutMs: wholeNumber(env, "PARLEY_STATEMENT_TIMEOUT_MS", 30_000, 0, 86_400_000),
+      redisUrl: serviceUrl(env, "PARLEY_REDIS_URL", ["redis:", "rediss:"]),
+      redisFailOpen: flag(env, "PARLEY_REDIS_FAIL_OPEN"),
     };
   } catch (error) {
     if (error instanceof ConfigError) throw error;

@@ -36,8 +36,7 @@ export function quickstartFolder(): string | undefined {
  * is `examples/quickstart`. Returns null when the database already has users.
  */
 export async function seedQuickstart(runtime: ParleyRuntime, config: ServerConfig, folder = quickstartFolder()): Promise<DemoSeed | null> {
-  const { users } = runtime.database.prepare("SELECT count(*) AS users FROM users").get() as { users: number };
-  if (users > 0) return null;
+  if ((await runtime.userCount()) > 0) return null;
   const { parley } = runtime;
   const { provider, model } = demoProvider(config);
   const user = await parley.admin.createUser({ email: "demo@parley.local" });

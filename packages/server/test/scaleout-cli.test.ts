@@ -1,0 +1,93 @@
+import { randomUUID } from "node:crypto";
+import { existsSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { createPool } from "@parley/postgres";
+import { startPgliteServer, type PgliteServer } from "@parley/postgres/pglite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { environment, runCli } from "./harness.js";
+
+// PARLEY_DATABASE_URL and PARLEY_REDIS_URL switch every CLI command (docs/design.md §13). PGlite
+// with pgvector stands in for a PostgreSQL server with pgvector, which this machine lacks.
+
+let context: Awaited<ReturnType<typeof environment>>;
+let pglite: PgliteServer;
+
+beforeAll(async () => {
+  context = await environment();
+  pglite = await startPgliteServer();
+}, 60_000);
+
+afterAll(async () => {
+  await pglite?.stop();
+  await context?.cleanup();
+});
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe("the CLI on PostgreSQL", () => {
+  it("migrates, then every command works on the database PARLEY_DATABASE_URL names", async () => {
+    const env = { ...context.env, PARLEY_DATABASE_URL: pglite.url };
+    const cli = (...args: string[]) => runCli(args, env);
+    expect((await cli("migrate")).json).toEqual({ engine: "postgres", schema: { storage: 1, search: 1 } });
+    const user = (await cli("user", "create", "--email", "pg@example.com")).json as Record<string, string>;
+    const bot = (await cli("bot", "create", "--user", user.id!, "--name", "Kettle Bot", "--provider", "openai", "--model", "m")).json as Record<string, string>;
+    expect(bot).toMatchObject({ slug: "kettle-bot" });
+    const file = join(context.folder, "kettle.md");
+    writeFileSync(file, "# Descaling\n\nDescale the kettle every month with citric acid.");
+    expect((await cli("ingest", "--bot", bot.id!, file)).json).toEqual({ documents: 1, chunks: 1 });
+    expect((await cli("takeover", "start", "--bot", bot.id!, "--session", "s")).json).toMatchObject({ human_takeover: true });
+    expect((await cli("takeover", "reply", "--bot", bot.id!, "--session", "s", "--message", "Hello from Dana")).json).toMatchObject({ message_id: expect.any(String) });
+    expect((await cli("conversation", "show", "--bot", bot.id!, "--session", "s")).json).toMatchObject({ messages: [{ role: "assistant", content: "Hello from Dana" }] });
+    // Nothing went to SQLite: its file was never created.
+    expect(existsSync(context.env.PARLEY_DB!)).toBe(false);
+  }, 120_000);
+
+  it("says the database cannot be reached, without its password, and exits 1", async () => {
+    const port = await closedPort();
+    const result = await runCli(["migrate"], { ...context.env, PARLEY_DATABASE_URL: `postgres://parley:hunter2@127.0.0.1:${port}/parley` });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`^parley migrate: Cannot connect to PostgreSQL at postgres://parley:\\*\\*\\*@127\\.0\\.0\\.1:${port}/parley: `));
+    expect(result.stderr).not.toContain("hunter2");
+  }, 30_000);
+
+  it("says Redis cannot be reached when PARLEY_REDIS_URL names a dead one", async () => {
+    const port = await closedPort();
+    const result = await runCli(["migrate"], { ...context.env, PARLEY_REDIS_URL: `redis://127.0.0.1:${port}` });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`^parley migrate: Cannot connect to Redis at redis://127\\.0\\.0\\.1:${port}/?: `));
+  }, 30_000);
+
+  it("refuses a URL that is not postgres://", async () => {
+    const result = await runCli(["migrate"], { ...context.env, PARLEY_DATABASE_URL: "mysql://127.0.0.1/parley" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe("parley migrate: PARLEY_DATABASE_URL must be a postgres:// or postgresql:// URL.\n");
+  }, 30_000);
+});
+
+const testDatabaseUrl = process.env.PARLEY_TEST_DATABASE_URL?.trim() || undefined;
+describe.skipIf(testDatabaseUrl === undefined)("the CLI on a PostgreSQL server without pgvector (needs PARLEY_TEST_DATABASE_URL)", () => {
+  it("says pgvector is missing and what to install", async () => {
+    const schema = `parley_cli_${randomUUID().replaceAll("-", "")}`;
+    const setup = createPool({ url: testDatabaseUrl! });
+    await setup.query(`CREATE SCHEMA ${schema}`);
+    try {
+      const url = new URL(testDatabaseUrl!);
+      url.searchParams.set("options", `-c search_path=${schema}`);
+      const result = await runCli(["migrate"], { ...context.env, PARLEY_DATABASE_URL: url.toString() });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        "parley migrate: PostgreSQL has no pgvector extension, which Parley's search index needs. Install pgvector on the server (e.g. the pgvector/pgvector image or the postgresql-NN-pgvector package).\n",
+      );
+    } finally {
+      await setup.query(`DROP SCHEMA ${schema} CASCADE`);
+      await setup.end();
+    }
+  }, 30_000);
+});
