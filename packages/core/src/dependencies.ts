@@ -7,6 +7,7 @@ import type { RateLimiter } from "./ports/rate-limiter.js";
 import type { SearchIndex } from "./ports/search-index.js";
 import type { Storage } from "./ports/storage.js";
 import type { WebhookSecrets } from "./ports/webhook-secrets.js";
+import type { KnowledgeSources } from "./ports/knowledge-sources.js";
 import type { ParleySettings } from "./settings.js";
 
 /** Everything the services of the core run on, resolved with defaults by `createParley`. */
@@ -21,4 +22,10 @@ export interface Dependencies {
   events: EventBus;
   webhookSecrets: WebhookSecrets;
   settings: ParleySettings;
+  /** Reads files and URLs for ingestions; absent, only text can be added. */
+  knowledgeSources?: KnowledgeSources;
+  /** Refuses a webhook URL an API caller may not use (a private address); absent, every http(s) URL is allowed. */
+  checkWebhookUrl?: (url: string) => Promise<void>;
+  /** Tells this process's ingestion runner that work was queued. */
+  wakeIngestions?: () => void;
 }

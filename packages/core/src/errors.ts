@@ -6,6 +6,7 @@ export type ErrorCode =
   | "unauthorized"
   | "not_found"
   | "chatbot_paused"
+  | "forbidden"
   | "rate_limited"
   | "quota_exceeded"
   | "conversation_rate_limited"
@@ -74,6 +75,9 @@ export const chatbotNotFound = () => new ParleyError("not_found", "Chatbot not f
 
 /** Any other missing resource, named in the detail. */
 export const notFound = (what: string) => new ParleyError("not_found", `${what} not found.`);
+
+/** The key is valid but may not do this (a chat key on the operator API). */
+export const forbidden = (detail: string) => new ParleyError("forbidden", detail);
 
 /** Chat with a chatbot its owner has paused. */
 export const chatbotPaused = () => new ParleyError("chatbot_paused", "Chatbot is paused by its owner.");

@@ -14,6 +14,11 @@ import { ingestDocument, reindexChatbot, removeDocument, type DocumentInput } fr
 import { replyAsAgent, setHumanTakeover, showConversation } from "./admin/conversations.js";
 import { createWebhookSubscription, listWebhookDeliveries, retryWebhookDelivery, type CreateWebhookInput } from "./admin/webhooks.js";
 import { createMemoryRateLimiter } from "./memory/memory-rate-limiter.js";
+import { createIngestionRunner, type IngestionRunner, type IngestionRunnerOptions } from "./admin/ingestion-runner.js";
+import { createEventFeed } from "./events/event-feed.js";
+import { createOperator } from "./operator/create-operator.js";
+import { listSessionMessages } from "./operator/operator-conversations.js";
+import type { KnowledgeSources } from "./ports/knowledge-sources.js";
 import type { ChatModels } from "./ports/chat-model.js";
 import type { Clock } from "./ports/clock.js";
 import type { Embedder } from "./ports/embedder.js";
@@ -41,6 +46,10 @@ export interface ParleyOptions {
   ids?: Ids;
   /** Defaults to a new bus; subscribe with `parley.events.on(type, handler)`. */
   events?: EventBus;
+  /** Reads files and URLs for ingestions (`createKnowledgeSources` of `@parley/knowledge`); absent, only text. */
+  knowledgeSources?: KnowledgeSources;
+  /** Refuses webhook URLs an API caller may not use (private addresses); absent, any http(s) URL. */
+  checkWebhookUrl?: (url: string) => Promise<void>;
   /**
    * Derives webhook signing secrets (`createDerivedWebhookSecrets(masterKey)`). Defaults to a
    * key that lives as long as the process: enough for in-memory storage, but with a lasting
@@ -53,6 +62,7 @@ export interface ParleyOptions {
 /** The default settings of docs/design.md §4. */
 export const DEFAULT_SETTINGS: ParleySettings = {
   keyRequestsPerMinute: 60,
+  adminKeyRequestsPerMinute: 600,
   conversationMessagesPerMinute: 20,
   historyTurns: 10,
   defaultPlan: { name: "free", monthlyMessages: 1000 },
@@ -80,7 +90,13 @@ export function createParley(options: ParleyOptions) {
     events: options.events ?? createEventBus(),
     webhookSecrets: options.webhookSecrets ?? createEphemeralWebhookSecrets(),
     settings,
+    knowledgeSources: options.knowledgeSources,
+    checkWebhookUrl: options.checkWebhookUrl,
+    wakeIngestions: () => {
+      for (const runner of runners) runner.wake();
+    },
   };
+  const runners = new Set<IngestionRunner>();
 
   return {
     /** Subscribe to `conversation.started` and `message.received` in process. */
@@ -99,12 +115,18 @@ export function createParley(options: ParleyOptions) {
       toChatbotDetail(await findOwnedChatbot(dependencies, caller.user, chatbotId)),
     /** Answers a message sent to one of the caller's chatbots (the spec's chat operation). */
     chat: (caller: Caller, chatbotId: string, body: unknown): Promise<ChatResult> => chat(dependencies, caller, chatbotId, body),
+    /** A session's messages, oldest first, for integrations without webhooks (any key of the owner). */
+    listSessionMessages: (caller: Caller, chatbotId: string, sessionId: string, query: { after?: unknown } = {}) =>
+      listSessionMessages(dependencies, caller, chatbotId, sessionId, query),
+
+    /** The operator API (docs/design.md §9): an admin-scoped caller's chatbots, knowledge, conversations, keys, webhooks, usage. */
+    operator: createOperator(dependencies),
 
     /** Operations for the owner of the deployment (the CLI), not scoped to an API key. */
     admin: {
       setPlan: (name: string, monthlyMessages: number) => setPlan(dependencies, name, monthlyMessages),
       createUser: (input: { email: string; plan?: string; monthlyMessages?: number }) => createUser(dependencies, input),
-      createApiKey: (input: { userId: string; name?: string }) => createApiKey(dependencies, input),
+      createApiKey: (input: { userId: string; name?: string; scope?: string }) => createApiKey(dependencies, input),
       revokeApiKey: (keyId: string) => revokeApiKey(dependencies, keyId),
       createChatbot: (input: CreateChatbotInput) => createChatbot(dependencies, input),
       pauseChatbot: (chatbotId: string) => setChatbotActive(dependencies, chatbotId, false),
@@ -132,6 +154,16 @@ export function createParley(options: ParleyOptions) {
      * A webhook dispatcher on this instance's storage, secrets, clock, ids and event bus; call
      * `start()` on it (the server does) or `runOnce()`.
      */
+    /** Live events from the outbox, one reader for every subscriber (the SSE route uses it). */
+    createEventFeed: (options: { pollMs?: number } = {}) => createEventFeed({ storage: dependencies.storage, events: dependencies.events, ...options }),
+
+    /** A runner of background ingestions; call `start()` on it (the server does) or `runOnce()`. */
+    createIngestionRunner: (options: Omit<IngestionRunnerOptions, "sources"> = {}): IngestionRunner => {
+      const runner = createIngestionRunner(dependencies, { ...options, sources: dependencies.knowledgeSources });
+      runners.add(runner);
+      return runner;
+    },
+
     createWebhookDispatcher: (overrides: Partial<WebhookDispatcherOptions> = {}) =>
       createWebhookDispatcher({
         storage: dependencies.storage,

@@ -6,6 +6,8 @@ import type { FusionParameters } from "./ports/embedder.js";
 export interface ParleySettings {
   /** Requests one API key may make in any 60 s window (default 60). */
   keyRequestsPerMinute: number;
+  /** Requests one admin-scoped key may make in any 60 s window (default 600). */
+  adminKeyRequestsPerMinute: number;
   /** Messages one conversation may receive in any 60 s window (default 20). */
   conversationMessagesPerMinute: number;
   /** Stored messages before the current one that the model sees (default 10). */
@@ -15,7 +17,10 @@ export interface ParleySettings {
   /** Upper bound on reply tokens asked of the model (default 1,024). */
   maxReplyTokens: number;
   retrieval: RetrievalSettings;
-  /** The identity rules placed after the system prompt; replaceable per deployment. */
+  /**
+   * The identity rules placed after the system prompt; replaceable per deployment. Rules that
+   * replace the default should keep its line saying the `<context>` block is data, not instructions.
+   */
   identityRules: (chatbot: Chatbot) => string;
 }
 

@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await pool.query("DROP INDEX IF EXISTS search_chunks_hnsw_1, search_chunks_hnsw_2");
-  await pool.query("TRUNCATE search_postings, search_terms, search_chunks, search_chatbots RESTART IDENTITY");
+  await pool.query("TRUNCATE search_documents, search_postings, search_terms, search_chunks, search_chatbots RESTART IDENTITY");
 });
 
 /** A deterministic pseudo-random stream (tests stay reproducible). */

@@ -22,7 +22,7 @@ afterAll(async () => {
 
 runSearchIndexContract({
   create: async () => {
-    await pool.query("TRUNCATE search_postings, search_terms, search_chunks, search_chatbots RESTART IDENTITY");
+    await pool.query("TRUNCATE search_documents, search_postings, search_terms, search_chunks, search_chatbots RESTART IDENTITY");
     return createPostgresSearchIndex({ pool });
   },
 });

@@ -1,7 +1,8 @@
-import { embedderMismatch, invalidRequest } from "@parley/core";
-import type { EmbeddingSpace, SearchHit, SearchIndex, StoredChunk } from "@parley/core";
+import { embedderMismatch, invalidRequest, systemClock } from "@parley/core";
+import type { Clock, EmbeddingSpace, SearchHit, SearchIndex, StoredChunk } from "@parley/core";
 import type pg from "pg";
 import { inTransaction } from "./postgres-database.js";
+import { createDocumentCatalog, forgetDocuments, recordDocuments } from "./postgres-search-documents.js";
 import { queryTerms } from "./postgres-search-terms.js";
 import { createHnswIndex, hnswIndexName, hnswVectors, SEARCH_SQL } from "./postgres-search-statements.js";
 import { insertDocuments, removeSources, vectorText } from "./postgres-search-writes.js";
@@ -20,6 +21,8 @@ export interface PostgresSearchIndexOptions {
   hnswThreshold?: number;
   /** Candidates the HNSW search visits per result asked for (hnsw.ef_search; default 5, at least 100). */
   oversampling?: number;
+  /** The time documents are stamped with (default: the system clock). */
+  clock?: Clock;
 }
 
 interface ChatbotRow {
@@ -74,6 +77,8 @@ export function createPostgresSearchIndex(options: PostgresSearchIndexOptions): 
   const titleWeight = options.titleWeight ?? 3;
   const hnswThreshold = options.hnswThreshold ?? 20_000;
   const oversampling = options.oversampling ?? 5;
+  const clock = options.clock ?? systemClock;
+  const catalog = createDocumentCatalog(pool);
 
   const chatbot = async (chatbotId: string) => (await pool.query<ChatbotRow>(SEARCH_SQL.chatbot, [chatbotId])).rows[0];
   /** The chatbot's row, locked for this transaction; created with `space` when `create` and new. */
@@ -101,6 +106,7 @@ export function createPostgresSearchIndex(options: PostgresSearchIndexOptions): 
       const row = (await lockChatbot(client, chatbotId, space))!;
       await removeSources(client, row.key, [...last.keys()]);
       await insertDocuments(client, row.key, [...last.values()], titleWeight);
+      await recordDocuments(client, row.key, documents, () => clock.now());
       return { chunks: documents.reduce((sum, document) => sum + document.chunks.length, 0) };
     });
     await indexIfLarge(chatbotId);
@@ -114,9 +120,15 @@ export function createPostgresSearchIndex(options: PostgresSearchIndexOptions): 
     async deleteDocument(chatbotId, source) {
       return inTransaction(pool, async (client) => {
         const row = await lockChatbot(client, chatbotId);
-        return row !== undefined && (await removeSources(client, row.key, [source])) > 0;
+        if (row === undefined) return false;
+        await forgetDocuments(client, row.key, [source]);
+        return (await removeSources(client, row.key, [source])) > 0;
       });
     },
+
+    listDocuments: (chatbotId, listOptions) => catalog.list(chatbotId, listOptions),
+    getDocument: (chatbotId, key) => catalog.get(chatbotId, key),
+    documentStats: (chatbotId) => catalog.stats(chatbotId),
 
     async keywordSearch(chatbotId, text, k) {
       const terms = queryTerms(text);

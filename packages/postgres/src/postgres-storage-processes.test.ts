@@ -16,7 +16,7 @@ async function seed(storage: Storage) {
   await storage.ensurePlan({ name: "free", monthlyMessages: 1000 });
   const user = await storage.createUser({ id: randomUUID(), email: `${randomUUID()}@example.com`, planName: "free", monthlyMessagesOverride: null, createdAt: START });
   const chatbot = await storage.createChatbot(
-    { id: randomUUID(), ownerId: user.id, name: "Support", provider: "openai", model: "m", systemPrompt: "p", fallbackMessage: "f", isActive: true, createdAt: START, deletedAt: null },
+    { id: randomUUID(), ownerId: user.id, name: "Support", provider: "openai", model: "m", systemPrompt: "p", fallbackMessage: "f", isActive: true, createdAt: START, updatedAt: START, deletedAt: null },
     "support",
   );
   const input = (overrides: Partial<AcceptUserMessage> = {}): AcceptUserMessage => ({

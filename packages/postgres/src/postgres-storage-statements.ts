@@ -13,7 +13,10 @@ export const STORAGE_SQL = {
   insertUser: `INSERT INTO users (${USER_COLUMNS}, email_key) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (email_key) DO NOTHING`,
   getUser: `SELECT ${USER_COLUMNS} FROM users WHERE id = $1`,
 
-  insertApiKey: `INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)`,
+  insertApiKey: `INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  getApiKey: `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = $1`,
+  listApiKeys: `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE user_id = $1 ORDER BY created_at DESC, id ASC`,
+  touchApiKey: "UPDATE api_keys SET last_used_at = $1 WHERE id = $2",
   // The key and its user in one statement, so both come from one snapshot.
   getApiKeyByHash: `SELECT ${API_KEY_COLUMNS.split(", ").map((column) => `k.${column}`).join(", ")},
       u.id AS u_id, u.email AS u_email, u.plan_name AS u_plan_name, u.monthly_messages_override AS u_monthly_messages_override, u.created_at AS u_created_at
@@ -25,12 +28,12 @@ export const STORAGE_SQL = {
   lockOwner: "SELECT pg_advisory_xact_lock(hashtextextended('parley-owner:' || $1, 0))",
   // Candidates for a clash with `base` or `base-N`: every live slug from `base` up to `base.`.
   liveSlugsFrom: "SELECT slug FROM chatbots WHERE owner_id = $1 AND deleted_at IS NULL AND slug >= $2 AND slug < $2 || '.'",
-  insertChatbot: `INSERT INTO chatbots (${CHATBOT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+  insertChatbot: `INSERT INTO chatbots (${CHATBOT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
   getChatbot: `SELECT ${CHATBOT_COLUMNS} FROM chatbots WHERE id = $1`,
   lockChatbot: `SELECT ${CHATBOT_COLUMNS} FROM chatbots WHERE id = $1 FOR UPDATE`,
   listChatbots: `SELECT ${CHATBOT_COLUMNS} FROM chatbots WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id ASC`,
-  updateChatbot: `UPDATE chatbots SET name = $2, provider = $3, model = $4, system_prompt = $5, fallback_message = $6, is_active = $7, deleted_at = $8
-    WHERE id = $1`,
+  updateChatbot: `UPDATE chatbots SET name = $2, provider = $3, model = $4, system_prompt = $5, fallback_message = $6, is_active = $7,
+    updated_at = $8, deleted_at = $9 WHERE id = $1`,
 
   // The quota reservation, one statement: insert the month's counter at 1, or add 1 only while
   // it is below the limit. A concurrent reservation waits for the row lock and re-checks the
@@ -41,10 +44,18 @@ export const STORAGE_SQL = {
   getMonthlyUsage: "SELECT used FROM monthly_usage WHERE user_id = $1 AND month = $2",
 
   findConversation: `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE chatbot_id = $1 AND session_id = $2`,
-  // Two first messages of one session at once: one inserts, the other finds it (no error).
-  insertConversation: `INSERT INTO conversations (${CONVERSATION_COLUMNS}) VALUES ($1, $2, $3, $4, $5)
+  // Two first messages of one session at once: one inserts, the other finds it (no error). The
+  // owner is copied from the chatbot, which never changes hands.
+  insertConversation: `INSERT INTO conversations (${CONVERSATION_COLUMNS}, owner_id)
+    VALUES ($1, $2, $3, $4, false, 0, $5, $5, (SELECT owner_id FROM chatbots WHERE id = $2))
     ON CONFLICT (chatbot_id, session_id) DO NOTHING RETURNING ${CONVERSATION_COLUMNS}`,
-  setHumanTakeover: "UPDATE conversations SET human_takeover = $1 WHERE id = $2",
+  // Locks the conversation for the step: its count and activity change one step at a time.
+  lockConversation: `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE chatbot_id = $1 AND session_id = $2 FOR UPDATE`,
+  setHumanTakeover: `UPDATE conversations SET human_takeover = $1, updated_at = $2 WHERE id = $3 RETURNING ${CONVERSATION_COLUMNS}`,
+  // A stored message is activity: it counts, and it moves the conversation up the inbox.
+  countMessage: `UPDATE conversations SET message_count = message_count + 1, updated_at = $2,
+    needs_attention = coalesce($3, needs_attention) WHERE id = $1 RETURNING ${CONVERSATION_COLUMNS}`,
+  markNeedsAttention: "UPDATE conversations SET needs_attention = true, updated_at = greatest(updated_at, $1) WHERE id = $2",
 
   insertMessage: `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)`,
   // Newest first so LIMIT keeps the most recent; the caller reverses to oldest first.

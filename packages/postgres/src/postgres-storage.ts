@@ -20,10 +20,11 @@ import {
 } from "./postgres-storage-rows.js";
 import { STORAGE_SQL as SQL } from "./postgres-storage-statements.js";
 import { toText } from "./postgres-text.js";
+import { createPostgresOperatorStorage } from "./postgres-operator-storage.js";
 import { createPostgresWebhookStorage } from "./postgres-webhook-storage.js";
 
 /** The fields `updateChatbot` writes: exactly the keys of ChatbotChanges. */
-const CHANGEABLE_FIELDS = ["isActive", "deletedAt", "name", "systemPrompt", "fallbackMessage", "model", "provider"] as const satisfies readonly (keyof ChatbotChanges)[];
+const CHANGEABLE_FIELDS = ["isActive", "deletedAt", "name", "systemPrompt", "fallbackMessage", "model", "provider", "updatedAt"] as const satisfies readonly (keyof ChatbotChanges)[];
 // Stops compiling when ChatbotChanges gains a field the list (and the UPDATE statement) lacks.
 const _everyChangeableField: [Exclude<keyof ChatbotChanges, (typeof CHANGEABLE_FIELDS)[number]>] extends [never] ? true : false = true;
 
@@ -39,16 +40,28 @@ type Queryable = pg.Pool | pg.PoolClient;
 
 const chatbotValues = (chatbot: Chatbot) => [
   chatbot.id, chatbot.ownerId, toText(chatbot.name), chatbot.slug, chatbot.provider, toText(chatbot.model),
-  toText(chatbot.systemPrompt), toText(chatbot.fallbackMessage), chatbot.isActive, chatbot.createdAt, chatbot.deletedAt,
+  toText(chatbot.systemPrompt), toText(chatbot.fallbackMessage), chatbot.isActive, chatbot.createdAt, chatbot.updatedAt, chatbot.deletedAt,
 ];
 
-async function insertConversation(client: Queryable, conversation: Conversation): Promise<{ conversation: Conversation; created: boolean }> {
-  const { chatbotId, sessionId } = conversation;
-  const values = [conversation.id, chatbotId, toText(sessionId), conversation.humanTakeover, conversation.createdAt];
+/**
+ * The conversation of (chatbot, session), created (with `humanTakeover`) if new, and locked for
+ * the caller's transaction either way: its count, activity and flag change one step at a time.
+ */
+async function findOrCreateConversation(
+  client: Queryable,
+  input: { id: string; chatbotId: string; sessionId: string; humanTakeover: boolean; at: number },
+): Promise<{ conversation: Conversation; created: boolean }> {
+  const values = [input.id, input.chatbotId, toText(input.sessionId), input.humanTakeover, input.at];
   const inserted = await client.query<ConversationRow>(SQL.insertConversation, values);
   if (inserted.rows[0]) return { conversation: conversationFromRow(inserted.rows[0]), created: true };
-  const found = await client.query<ConversationRow>(SQL.findConversation, [chatbotId, toText(sessionId)]);
+  const found = await client.query<ConversationRow>(SQL.lockConversation, [input.chatbotId, toText(input.sessionId)]);
   return { conversation: conversationFromRow(found.rows[0]!), created: false };
+}
+
+/** Counts a stored message in its conversation (activity, count, maybe the attention flag). */
+async function countMessage(client: Queryable, conversationId: string, at: number, needsAttention: boolean | null): Promise<Conversation | undefined> {
+  const { rows } = await client.query<ConversationRow>(SQL.countMessage, [conversationId, at, needsAttention]);
+  return rows[0] ? conversationFromRow(rows[0]) : undefined;
 }
 
 async function insertMessage(client: Queryable, message: Message): Promise<Message> {
@@ -82,6 +95,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
   const { pool } = options;
   const write = <Result>(step: (client: pg.PoolClient) => Promise<Result>) => inTransaction(pool, step);
   const webhooks = createPostgresWebhookStorage(pool);
+  const operator = createPostgresOperatorStorage(pool);
 
   return {
     async upsertPlan(plan) {
@@ -112,8 +126,18 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     },
 
     async createApiKey(key) {
-      await pool.query(SQL.insertApiKey, [key.id, key.userId, toText(key.name), key.keyHash, key.createdAt, key.revokedAt]);
+      await pool.query(SQL.insertApiKey, [key.id, key.userId, toText(key.name), key.keyHash, key.scope, key.createdAt, key.revokedAt, key.lastUsedAt]);
       return { ...key };
+    },
+    async getApiKey(id) {
+      const { rows } = await pool.query<ApiKeyRow>(SQL.getApiKey, [id]);
+      return rows[0] ? apiKeyFromRow(rows[0]) : null;
+    },
+    async listApiKeys(userId) {
+      return (await pool.query<ApiKeyRow>(SQL.listApiKeys, [userId])).rows.map(apiKeyFromRow);
+    },
+    async touchApiKey(id, at) {
+      await pool.query(SQL.touchApiKey, [at, id]);
     },
     async findApiKeyByHash(keyHash) {
       const { rows } = await pool.query<ApiKeyRow & Record<`u_${keyof UserRow}`, never>>(SQL.getApiKeyByHash, [keyHash]);
@@ -150,9 +174,9 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
         // Only the changeable fields, so a stray `id` or `slug` in `changes` cannot retarget the UPDATE.
         const allowed = CHANGEABLE_FIELDS.filter((field) => changes[field] !== undefined).map((field) => [field, changes[field]]);
         const chatbot: Chatbot = { ...chatbotFromRow(row), ...Object.fromEntries(allowed) };
-        const [, , name, , provider, model, systemPrompt, fallbackMessage, isActive, , deletedAt] = chatbotValues(chatbot);
+        const [, , name, , provider, model, systemPrompt, fallbackMessage, isActive, , updatedAt, deletedAt] = chatbotValues(chatbot);
         try {
-          await client.query(SQL.updateChatbot, [id, name, provider, model, systemPrompt, fallbackMessage, isActive, deletedAt]);
+          await client.query(SQL.updateChatbot, [id, name, provider, model, systemPrompt, fallbackMessage, isActive, updatedAt, deletedAt]);
         } catch (error) {
           // Only restoring a deleted chatbot whose slug was reused since can clash.
           if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw conflict(`Another chatbot of this owner already uses the slug ${chatbot.slug}.`);
@@ -175,16 +199,17 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
           const { rows } = await client.query<{ used: number }>(SQL.getMonthlyUsage, [input.userId, input.month]);
           return { accepted: false as const, used: rows[0]?.used ?? 0 };
         }
-        const { conversation, created } = await insertConversation(client, {
+        const { conversation: existing, created } = await findOrCreateConversation(client, {
           id: input.newConversationId,
           chatbotId: input.chatbotId,
           sessionId: input.sessionId,
           humanTakeover: false,
-          createdAt: input.at,
+          at: input.at,
         });
         // Read before the insert, so the history is exactly the messages before this one.
-        const recent = await client.query<MessageRow>(SQL.recentMessages, [conversation.id, input.historyLimit]);
+        const recent = await client.query<MessageRow>(SQL.recentMessages, [existing.id, input.historyLimit]);
         const history = recent.rows.reverse().map(messageFromRow);
+        const conversation = (await countMessage(client, existing.id, input.at, null))!;
         const message = await insertMessage(client, {
           id: input.messageId,
           conversationId: conversation.id,
@@ -201,7 +226,18 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     },
     async appendAssistantMessage(input) {
       const { id, conversationId, content, author, at } = input;
-      return insertMessage(pool, { id, conversationId, role: "assistant", author, content, createdAt: at });
+      return write(async (client) => {
+        const message = await insertMessage(client, { id, conversationId, role: "assistant", author, content, createdAt: at });
+        const counted = await countMessage(client, conversationId, at, input.needsAttention);
+        if (!counted) throw new Error(`No conversation ${conversationId}.`);
+        // Built inside the transaction: a throwing builder rolls the message back with it.
+        const events = input.events(counted, { ...message });
+        await insertOutboxEvents(client, events);
+        return { message, events };
+      });
+    },
+    async markNeedsAttention(conversationId, at) {
+      await pool.query(SQL.markNeedsAttention, [at, conversationId]);
     },
 
     async findConversation(chatbotId, sessionId) {
@@ -210,20 +246,24 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     },
     async setHumanTakeover(input) {
       return write(async (client) => {
-        const { conversation, created } = await insertConversation(client, {
+        const found = await findOrCreateConversation(client, {
           id: input.newConversationId,
           chatbotId: input.chatbotId,
           sessionId: input.sessionId,
           humanTakeover: input.humanTakeover,
-          createdAt: input.at,
+          at: input.at,
         });
-        if (!created) {
-          await client.query(SQL.setHumanTakeover, [input.humanTakeover, conversation.id]);
-          return { conversation: { ...conversation, humanTakeover: input.humanTakeover }, created: false, events: [] };
+        const { created } = found;
+        // A new conversation taken over counts as a change; one created without takeover does not.
+        const changed = created ? input.humanTakeover : found.conversation.humanTakeover !== input.humanTakeover;
+        let { conversation } = found;
+        if (!created && changed) {
+          const { rows } = await client.query<ConversationRow>(SQL.setHumanTakeover, [input.humanTakeover, input.at, conversation.id]);
+          conversation = conversationFromRow(rows[0]!);
         }
-        const events = input.events({ ...conversation });
+        const events = input.events({ conversation: { ...conversation }, created, changed });
         await insertOutboxEvents(client, events);
-        return { conversation, created: true, events };
+        return { conversation, created, changed, events };
       });
     },
     async listMessages(conversationId) {
@@ -236,6 +276,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       return rows.map(outboxEventFromRow);
     },
 
+    ...operator,
     ...webhooks,
 
     async close() {

@@ -17,8 +17,9 @@ export const WEBHOOK_SQL = {
     WHERE user_id = $1 AND created_at <= $2 AND (chatbot_id IS NULL OR chatbot_id = $3)
       AND (event_types = '[]' OR event_types::jsonb ? $4)
     ORDER BY created_at, seq`,
-  insertDelivery: `INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, status, attempts, next_attempt_at, created_at)
-    VALUES ($1, $2, $3, $4, 'pending', 0, $5, $5) ON CONFLICT (event_id, subscription_id) DO NOTHING`,
+  insertDelivery: `INSERT INTO webhook_deliveries (id, subscription_id, user_id, event_id, event_type, status, attempts, next_attempt_at, created_at)
+    VALUES ($1, $2, (SELECT user_id FROM webhook_subscriptions WHERE id = $2), $3, $4, 'pending', 0, $5, $5)
+    ON CONFLICT (event_id, subscription_id) DO NOTHING`,
   markDispatched: "UPDATE outbox_events SET dispatched_at = $1 WHERE seq = $2",
 
   // Due deliveries, most overdue first, at most $3 of each subscription, leaving out those a
@@ -46,8 +47,12 @@ export const WEBHOOK_SQL = {
       last_attempt_at = $5, last_response_status = $6, last_error = $7, delivered_at = $8
     WHERE id = $1 AND status = 'pending' AND attempts = $2 AND leased_until IS NOT NULL
     RETURNING ${DELIVERY_COLUMNS}`,
-  listDeliveries: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries ORDER BY seq DESC LIMIT $1`,
-  listDeliveriesByStatus: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE status = $1 ORDER BY seq DESC LIMIT $2`,
+  // Newest first; a NULL status, user or position lets every row through.
+  listDeliveries: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
+    WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR user_id = $2) AND ($3::bigint IS NULL OR seq < $3)
+    ORDER BY seq DESC LIMIT $4`,
+  seqOfDelivery: "SELECT seq FROM webhook_deliveries WHERE id = $1",
+  getDelivery: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1`,
   lockDelivery: `SELECT ${DELIVERY_COLUMNS}, leased_until FROM webhook_deliveries WHERE id = $1 FOR UPDATE`,
   restartDelivery: `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = $1, leased_until = NULL, delivered_at = NULL
     WHERE id = $2 RETURNING ${DELIVERY_COLUMNS}`,

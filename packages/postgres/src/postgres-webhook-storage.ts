@@ -110,12 +110,15 @@ export function createPostgresWebhookStorage(pool: pg.Pool): WebhookStorage {
       ]);
       return rows[0] ? webhookDeliveryFromRow(rows[0]) : null;
     },
-    async listDeliveries({ status, limit }) {
-      const { rows } =
-        status === undefined
-          ? await pool.query<WebhookDeliveryRow>(SQL.listDeliveries, [limit])
-          : await pool.query<WebhookDeliveryRow>(SQL.listDeliveriesByStatus, [status, limit]);
+    async listDeliveries({ status, limit, userId, afterId }) {
+      // An unknown `afterId` (never one of ours) ends the list rather than restarting it.
+      const before = afterId === undefined ? null : ((await pool.query<{ seq: number }>(SQL.seqOfDelivery, [afterId])).rows[0]?.seq ?? 0);
+      const { rows } = await pool.query<WebhookDeliveryRow>(SQL.listDeliveries, [status ?? null, userId ?? null, before, limit]);
       return rows.map(webhookDeliveryFromRow);
+    },
+    async getDelivery(id) {
+      const { rows } = await pool.query<WebhookDeliveryRow>(SQL.getDelivery, [id]);
+      return rows[0] ? webhookDeliveryFromRow(rows[0]) : null;
     },
     async retryDelivery(id, at) {
       const row = await inTransaction(pool, async (client) => {

@@ -19,7 +19,7 @@ describe("the parley CLI", () => {
     expect(Object.keys(user)).toEqual(["id", "email", "plan"]);
     expect(user).toMatchObject({ email: "cli@example.com", plan: "pro" });
     const key = (await cli("key", "create", "--user", user.id!, "--name", "ci")).json as Record<string, string>;
-    expect(Object.keys(key)).toEqual(["id", "key"]);
+    expect(Object.keys(key)).toEqual(["id", "key", "scope"]);
     expect(key.key).toMatch(/^prl_[A-Za-z0-9_-]{43}$/);
     const bot = (await cli("bot", "create", "--user", user.id!, "--name", "Café Bot", "--provider", "anthropic", "--model", "claude-test", "--fallback-message", "No idea."))
       .json as Record<string, unknown>;

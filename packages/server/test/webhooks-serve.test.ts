@@ -36,13 +36,14 @@ describe("parley serve and webhooks", () => {
       const chat = await call(`${url}/v1/chatbots/${bot.id as string}/chat`, { key: key as string, body: { message: "Do you ship to Norway?", session_id: "visitor-7" } });
       expect(chat.status).toBe(200);
       // The chat committed the events; the bus wakes the dispatcher, which posts them at once.
-      await expect.poll(() => receiver.requests.length, { timeout: 5_000, interval: 20 }).toBe(2);
+      await expect.poll(() => receiver.requests.length, { timeout: 5_000, interval: 20 }).toBe(3);
       const verifier = new Webhook(secret as string);
-      // Both are posted at once, so they may arrive in either order.
+      // All are posted at once, so they may arrive in any order.
       const bodies = receiver.requests.map((request) => verifier.verify(request.body, request.headers) as { type: string }).sort((a, b) => a.type.localeCompare(b.type));
       expect(bodies).toMatchObject([
         { type: "conversation.started", data: { chatbot_id: bot.id, session_id: "visitor-7" } },
         { type: "message.received", data: { content: "Do you ship to Norway?", human_takeover: false } },
+        { type: "message.sent", data: { session_id: "visitor-7", role: "assistant", author: "model", content: (chat.json as { response: string }).response } },
       ]);
     } finally {
       child.kill("SIGTERM");
@@ -50,6 +51,6 @@ describe("parley serve and webhooks", () => {
     expect(await exited).toBe(0);
     await receiver.close();
     const delivered = (await cli("webhook", "deliveries", "--status", "delivered")).deliveries as unknown[];
-    expect(delivered).toHaveLength(2);
+    expect(delivered).toHaveLength(3);
   }, 60_000);
 });

@@ -1,5 +1,6 @@
 import BetterSqlite3, { type Database } from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
+import { createOwnerOnly, tightenDatabaseFiles, type DatabaseFileModes } from "./database-file-modes.js";
 import { MIGRATIONS } from "./migrations/index.js";
 import type { Migration } from "./migrations/migration.js";
 
@@ -11,14 +12,27 @@ export interface OpenDatabaseOptions {
   busyTimeoutMs?: number;
   /** Open without migrating (for tools that must not change the file). */
   readonly?: boolean;
+  /**
+   * Told when the database or its `-wal`/`-shm` files were readable or writable by other local
+   * users: which were made owner-only, and which this process could not change. Not called
+   * when there was nothing to report.
+   */
+  onFileModes?: (report: DatabaseFileModes) => void;
 }
 
 /**
  * Opens (creating if needed) a Parley database: loads sqlite-vec, sets WAL, foreign keys and
  * a busy timeout, and brings the schema up to date. A database written by a newer Parley is
- * refused rather than misread.
+ * refused rather than misread. Its files are owner-only (0600) whatever the umask, and an
+ * existing database's files are made so on open.
  */
 export function openDatabase(options: OpenDatabaseOptions): Database {
+  const onDisk = options.path !== ":memory:" && options.path !== "" && !options.readonly;
+  if (onDisk) {
+    createOwnerOnly(options.path);
+    // Before opening: SQLite gives the -wal and -shm files it creates the database file's mode.
+    reportFileModes(tightenDatabaseFiles(options.path), options.onFileModes);
+  }
   const database = new BetterSqlite3(options.path, { readonly: options.readonly ?? false });
   try {
     sqliteVec.load(database);
@@ -34,6 +48,10 @@ export function openDatabase(options: OpenDatabaseOptions): Database {
     database.close();
     throw error;
   }
+}
+
+function reportFileModes(report: DatabaseFileModes, onFileModes: OpenDatabaseOptions["onFileModes"]): void {
+  if (report.tightened.length + report.untouched.length > 0) onFileModes?.(report);
 }
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

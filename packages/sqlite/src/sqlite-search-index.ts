@@ -1,8 +1,9 @@
-import { embedderMismatch, invalidRequest } from "@parley/core";
-import type { DocumentToIndex, EmbeddingSpace, SearchHit, SearchIndex, StoredChunk } from "@parley/core";
+import { embedderMismatch, invalidRequest, systemClock } from "@parley/core";
+import type { Clock, DocumentToIndex, EmbeddingSpace, SearchHit, SearchIndex, StoredChunk } from "@parley/core";
 import type { Database } from "better-sqlite3";
 import { createKeywordIndex } from "./sqlite-search-index-keyword.js";
 import { createVectorCache } from "./sqlite-search-index-vectors.js";
+import { createDocumentCatalog } from "./sqlite-search-documents.js";
 
 /** Options of the SQLite search index. */
 export interface SqliteSearchIndexOptions {
@@ -27,6 +28,8 @@ export interface SqliteSearchIndexOptions {
    * always queries FTS5.
    */
   keywordInProcess?: boolean;
+  /** The time documents are stamped with (default: the system clock). */
+  clock?: Clock;
 }
 
 /** The SQLite SearchIndex, with what only an in-process index needs. */
@@ -102,6 +105,8 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sqli
   };
 
   const vectors = createVectorCache(database);
+  const catalog = createDocumentCatalog(database);
+  const clock = options.clock ?? systemClock;
   const keyword = createKeywordIndex(database, { titleWeight, postingBudget, inProcess: options.keywordInProcess ?? true });
   /** The chatbot's row, created (with its FTS5 table) in the caller's transaction if new. */
   const ensureChatbot = (chatbotId: string, space: EmbeddingSpace): ChatbotRow => {
@@ -148,6 +153,7 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sqli
         const { lastInsertRowid } = statements.insertChunk.run(row.key, document.source, document.title, chunk.text, toBlob(chunk.embedding));
         keyword.add(row.key, Number(lastInsertRowid), document.title, chunk.text);
       }
+      catalog.record(row.key, document, clock.now());
       count += document.chunks.length;
     }
     return { chunks: count };
@@ -245,9 +251,22 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sqli
       return database
         .transaction(() => {
           statements.bump.run(row.key);
+          catalog.remove(row.key, source);
           return removeDocument(row.key, source) > 0;
         })
         .immediate();
+    },
+
+    async listDocuments(chatbotId, options) {
+      return catalog.list(chatbotId, options);
+    },
+
+    async getDocument(chatbotId, key) {
+      return catalog.get(chatbotId, key);
+    },
+
+    async documentStats(chatbotId) {
+      return catalog.stats(chatbotId);
     },
 
     async keywordSearch(chatbotId, text, k) {

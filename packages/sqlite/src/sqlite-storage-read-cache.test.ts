@@ -14,7 +14,7 @@ async function twoConnections() {
   const server = track(createSqliteStorage({ path }));
   const cli = track(createSqliteStorage({ path }));
   const { user, chatbot, input } = await seedChatbot(cli);
-  const apiKey = await cli.createApiKey({ id: "key-1", userId: user.id, name: "ci", keyHash: KEY_HASH, createdAt: START, revokedAt: null });
+  const apiKey = await cli.createApiKey({ id: "key-1", userId: user.id, name: "ci", keyHash: KEY_HASH, scope: "chat" as const, createdAt: START, revokedAt: null, lastUsedAt: null });
   return { path, server, cli, user, chatbot, apiKey, input };
 }
 
@@ -55,7 +55,7 @@ describe("SQLite storage read cache", () => {
     const database = track(openDatabase({ path: freshPath() }));
     const storage = createSqliteStorage({ database });
     const { user } = await seedChatbot(storage);
-    await storage.createApiKey({ id: "key-1", userId: user.id, name: "ci", keyHash: KEY_HASH, createdAt: START, revokedAt: null });
+    await storage.createApiKey({ id: "key-1", userId: user.id, name: "ci", keyHash: KEY_HASH, scope: "chat" as const, createdAt: START, revokedAt: null, lastUsedAt: null });
     expect((await storage.findApiKeyByHash(KEY_HASH))?.apiKey.revokedAt).toBeNull();
     await storage.revokeApiKey("key-1", START + 1);
     expect((await storage.findApiKeyByHash(KEY_HASH))?.apiKey.revokedAt).toBe(START + 1);
@@ -66,7 +66,7 @@ describe("SQLite storage read cache", () => {
   it("answers lookups correctly after the chat's own writes, kept or rolled back", async () => {
     const { server, input, chatbot } = await twoConnections();
     const first = accepted(await server.acceptUserMessage(input()));
-    await server.appendAssistantMessage({ id: "reply-1", conversationId: first.conversation.id, content: "Hi", author: "model", at: START + 100 });
+    await server.appendAssistantMessage({ id: "reply-1", conversationId: first.conversation.id, content: "Hi", author: "model", at: START + 100, needsAttention: false, events: () => [] });
     expect(await server.getChatbot(chatbot.id)).toEqual(chatbot);
     await expect(server.acceptUserMessage(input({ sessionId: "other", events: () => first.events }))).rejects.toThrow(/UNIQUE/);
     expect(await server.getChatbot(chatbot.id)).toEqual(chatbot);

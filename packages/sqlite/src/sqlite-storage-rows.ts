@@ -1,7 +1,9 @@
 import type {
   ApiKey,
+  ApiKeyScope,
   Chatbot,
   Conversation,
+  ConversationSummary,
   Message,
   MessageAuthor,
   MessageRole,
@@ -33,8 +35,10 @@ export interface ApiKeyRow {
   user_id: string;
   name: string;
   key_hash: string;
+  scope: string;
   created_at: number;
   revoked_at: number | null;
+  last_used_at: number | null;
 }
 
 export interface ChatbotRow {
@@ -48,6 +52,7 @@ export interface ChatbotRow {
   fallback_message: string;
   is_active: number;
   created_at: number;
+  updated_at: number;
   deleted_at: number | null;
 }
 
@@ -56,7 +61,19 @@ export interface ConversationRow {
   chatbot_id: string;
   session_id: string;
   human_takeover: number;
+  needs_attention: number;
+  message_count: number;
   created_at: number;
+  updated_at: number;
+}
+
+/** A conversation row with its latest message's columns (null when it has none), as lists read it. */
+export interface ConversationSummaryRow extends ConversationRow {
+  last_id: string | null;
+  last_role: string | null;
+  last_author: string | null;
+  last_content: string | null;
+  last_created_at: number | null;
 }
 
 export interface MessageRow {
@@ -95,8 +112,10 @@ export const apiKeyFromRow = (row: ApiKeyRow): ApiKey => ({
   userId: row.user_id,
   name: row.name,
   keyHash: row.key_hash,
+  scope: row.scope as ApiKeyScope,
   createdAt: row.created_at,
   revokedAt: row.revoked_at,
+  lastUsedAt: row.last_used_at,
 });
 
 export const chatbotFromRow = (row: ChatbotRow): Chatbot => ({
@@ -110,6 +129,7 @@ export const chatbotFromRow = (row: ChatbotRow): Chatbot => ({
   fallbackMessage: row.fallback_message,
   isActive: row.is_active === 1,
   createdAt: row.created_at,
+  updatedAt: row.updated_at,
   deletedAt: row.deleted_at,
 });
 
@@ -125,6 +145,7 @@ export const chatbotToRow = (chatbot: Chatbot): ChatbotRow => ({
   fallback_message: chatbot.fallbackMessage,
   is_active: toFlag(chatbot.isActive),
   created_at: chatbot.createdAt,
+  updated_at: chatbot.updatedAt,
   deleted_at: chatbot.deletedAt,
 });
 
@@ -133,7 +154,18 @@ export const conversationFromRow = (row: ConversationRow): Conversation => ({
   chatbotId: row.chatbot_id,
   sessionId: row.session_id,
   humanTakeover: row.human_takeover === 1,
+  needsAttention: row.needs_attention === 1,
+  messageCount: row.message_count,
   createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export const conversationSummaryFromRow = (row: ConversationSummaryRow): ConversationSummary => ({
+  ...conversationFromRow(row),
+  lastMessage:
+    row.last_id === null
+      ? null
+      : messageFromRow({ id: row.last_id, conversation_id: row.id, role: row.last_role!, author: row.last_author!, content: row.last_content!, created_at: row.last_created_at! }),
 });
 
 export const messageFromRow = (row: MessageRow): Message => ({

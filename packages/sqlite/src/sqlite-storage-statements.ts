@@ -12,12 +12,12 @@ import {
 } from "./sqlite-storage-rows.js";
 
 const CHATBOT_COLUMNS =
-  "id, owner_id, name, slug, provider, model, system_prompt, fallback_message, is_active, created_at, deleted_at";
-const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, created_at";
-const CONVERSATION_COLUMNS = "id, chatbot_id, session_id, human_takeover, created_at";
-const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
+  "id, owner_id, name, slug, provider, model, system_prompt, fallback_message, is_active, created_at, updated_at, deleted_at";
+export const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, created_at";
+export const CONVERSATION_COLUMNS = "id, chatbot_id, session_id, human_takeover, needs_attention, message_count, created_at, updated_at";
+export const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
 const USER_COLUMNS = "id, email, plan_name, monthly_messages_override, created_at";
-const API_KEY_COLUMNS = "id, user_id, name, key_hash, created_at, revoked_at";
+const API_KEY_COLUMNS = "id, user_id, name, key_hash, scope, created_at, revoked_at, last_used_at";
 
 type Arguments<Parameters> = Parameters extends unknown[] ? Parameters : [Parameters];
 
@@ -60,8 +60,11 @@ export function prepareStorageStatements(database: Database) {
     getUser: prepare<[string], UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`),
 
     insertApiKey: prepare<ApiKeyRow>(
-      `INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (@id, @user_id, @name, @key_hash, @created_at, @revoked_at)`,
+      `INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (@id, @user_id, @name, @key_hash, @scope, @created_at, @revoked_at, @last_used_at)`,
     ),
+    getApiKey: prepare<[string], ApiKeyRow>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ?`),
+    listApiKeys: prepare<[string], ApiKeyRow>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE user_id = ? ORDER BY created_at DESC, id ASC`),
+    touchApiKey: prepare<[number, string]>("UPDATE api_keys SET last_used_at = ? WHERE id = ?"),
     getApiKeyByHash: prepare<[string], ApiKeyRow>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE key_hash = ?`),
     // coalesce keeps the first revocation time: revoking twice changes nothing.
     revokeApiKey: prepare<[number, string], ApiKeyRow>(
@@ -76,7 +79,7 @@ export function prepareStorageStatements(database: Database) {
     ),
     insertChatbot: prepare<ChatbotRow>(
       `INSERT INTO chatbots (${CHATBOT_COLUMNS}) VALUES (@id, @owner_id, @name, @slug, @provider, @model,
-       @system_prompt, @fallback_message, @is_active, @created_at, @deleted_at)`,
+       @system_prompt, @fallback_message, @is_active, @created_at, @updated_at, @deleted_at)`,
     ),
     getChatbot: prepare<[string], ChatbotRow>(`SELECT ${CHATBOT_COLUMNS} FROM chatbots WHERE id = ?`),
     listChatbots: prepare<[string], ChatbotRow>(
@@ -85,7 +88,7 @@ export function prepareStorageStatements(database: Database) {
     ),
     updateChatbot: prepare<ChatbotRow>(
       `UPDATE chatbots SET name = @name, provider = @provider, model = @model, system_prompt = @system_prompt,
-       fallback_message = @fallback_message, is_active = @is_active, deleted_at = @deleted_at WHERE id = @id`,
+       fallback_message = @fallback_message, is_active = @is_active, updated_at = @updated_at, deleted_at = @deleted_at WHERE id = @id`,
     ),
 
     // The quota reservation, one statement: insert the month's counter at 1, or add 1 to it
@@ -103,11 +106,21 @@ export function prepareStorageStatements(database: Database) {
     findConversation: prepare<[string, string], ConversationRow>(
       `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE chatbot_id = ? AND session_id = ?`,
     ),
+    // The owner is copied from the chatbot, which never changes hands.
     insertConversation: prepare<ConversationRow>(
-      `INSERT INTO conversations (${CONVERSATION_COLUMNS})
-       VALUES (@id, @chatbot_id, @session_id, @human_takeover, @created_at)`,
+      `INSERT INTO conversations (${CONVERSATION_COLUMNS}, owner_id)
+       VALUES (@id, @chatbot_id, @session_id, @human_takeover, @needs_attention, @message_count, @created_at, @updated_at,
+               (SELECT owner_id FROM chatbots WHERE id = @chatbot_id))`,
     ),
-    setHumanTakeover: prepare<[number, string]>("UPDATE conversations SET human_takeover = ? WHERE id = ?"),
+    setHumanTakeover: prepare<[number, number, string], ConversationRow>(
+      `UPDATE conversations SET human_takeover = ?, updated_at = ? WHERE id = ? RETURNING ${CONVERSATION_COLUMNS}`,
+    ),
+    // A stored message is activity: it counts, and it moves the conversation up the inbox.
+    countMessage: prepare<{ id: string; at: number; needs_attention: number | null }, ConversationRow>(
+      `UPDATE conversations SET message_count = message_count + 1, updated_at = @at,
+       needs_attention = coalesce(@needs_attention, needs_attention) WHERE id = @id RETURNING ${CONVERSATION_COLUMNS}`,
+    ),
+    markNeedsAttention: prepare<[number, string]>("UPDATE conversations SET needs_attention = 1, updated_at = max(updated_at, ?) WHERE id = ?"),
 
     insertMessage: prepare<MessageRow>(
       `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (@id, @conversation_id, @role, @author, @content, @created_at)`,
@@ -144,7 +157,10 @@ export function insertConversation(statements: StorageStatements, conversation: 
     chatbot_id: conversation.chatbotId,
     session_id: conversation.sessionId,
     human_takeover: toFlag(conversation.humanTakeover),
+    needs_attention: toFlag(conversation.needsAttention),
+    message_count: conversation.messageCount,
     created_at: conversation.createdAt,
+    updated_at: conversation.updatedAt,
   });
   return conversation;
 }

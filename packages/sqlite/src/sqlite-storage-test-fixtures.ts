@@ -50,6 +50,7 @@ export async function seedChatbot(storage: Storage) {
       fallbackMessage: "Sorry.",
       isActive: true,
       createdAt: START,
+      updatedAt: START,
       deletedAt: null,
     },
     "support",

@@ -120,7 +120,7 @@ describe("SQLite storage", () => {
     const database = track(openDatabase({ path: freshPath() }));
     const storage = createSqliteStorage({ database });
     const { chatbot, input, user } = await seedChatbot(storage);
-    await storage.createApiKey({ id: "key-1", userId: user.id, name: "ci", keyHash: "f".repeat(64), createdAt: START, revokedAt: null });
+    await storage.createApiKey({ id: "key-1", userId: user.id, name: "ci", keyHash: "f".repeat(64), scope: "chat" as const, createdAt: START, revokedAt: null, lastUsedAt: null });
     await storage.revokeApiKey("key-1", START + 1);
     await storage.updateChatbot(chatbot.id, { deletedAt: START + 2 });
     await storage.acceptUserMessage(input());

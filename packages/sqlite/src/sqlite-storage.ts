@@ -1,6 +1,6 @@
 import type { Database } from "better-sqlite3";
 import { conflict } from "@parley/core";
-import type { ApiKey, Chatbot, ChatbotChanges, Storage, User } from "@parley/core";
+import type { ApiKey, Chatbot, ChatbotChanges, Conversation, Storage, User } from "@parley/core";
 import { openDatabase } from "./database.js";
 import {
   apiKeyFromRow,
@@ -15,6 +15,7 @@ import {
 } from "./sqlite-storage-rows.js";
 import { createReadCache, DEFAULT_READ_CACHE_LIMITS } from "./sqlite-storage-read-cache.js";
 import { createSqliteWebhookStorage } from "./sqlite-webhook-storage.js";
+import { createSqliteOperatorStorage } from "./sqlite-operator-storage.js";
 import {
   firstFreeSlug,
   insertConversation,
@@ -24,7 +25,7 @@ import {
 } from "./sqlite-storage-statements.js";
 
 /** The fields `updateChatbot` writes: exactly the keys of ChatbotChanges. */
-const CHANGEABLE_FIELDS = ["isActive", "deletedAt", "name", "systemPrompt", "fallbackMessage", "model", "provider"] as const satisfies readonly (keyof ChatbotChanges)[];
+const CHANGEABLE_FIELDS = ["isActive", "deletedAt", "name", "systemPrompt", "fallbackMessage", "model", "provider", "updatedAt"] as const satisfies readonly (keyof ChatbotChanges)[];
 // Stops compiling when ChatbotChanges gains a field the list (and the UPDATE statement) lacks.
 const _everyChangeableField: [Exclude<keyof ChatbotChanges, (typeof CHANGEABLE_FIELDS)[number]>] extends [never] ? true : false = true;
 
@@ -60,6 +61,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const chatbotsById = cache.map<Chatbot>(limits.chatbots);
   const chatbotsByOwner = cache.map<Chatbot[]>(limits.chatbots);
   const webhooks = createSqliteWebhookStorage(database, writeKeepingCache);
+  const operator = createSqliteOperatorStorage(database, writeKeepingCache);
 
   return {
     async upsertPlan(plan) {
@@ -103,8 +105,10 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
           user_id: key.userId,
           name: key.name,
           key_hash: key.keyHash,
+          scope: key.scope,
           created_at: key.createdAt,
           revoked_at: key.revokedAt,
+          last_used_at: key.lastUsedAt,
         }),
       );
       return { ...key };
@@ -122,6 +126,17 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     async revokeApiKey(id, at) {
       const row = write(() => statements.revokeApiKey.get(at, id));
       return row ? apiKeyFromRow(row) : null;
+    },
+    async getApiKey(id) {
+      const row = statements.getApiKey.get(id);
+      return row ? apiKeyFromRow(row) : null;
+    },
+    async listApiKeys(userId) {
+      return statements.listApiKeys.all(userId).map(apiKeyFromRow);
+    },
+    async touchApiKey(id, at) {
+      // Empties the read cache (keys are cached with their last use): at most once a minute a key.
+      write(() => statements.touchApiKey.run(at, id));
     },
 
     async createChatbot(draft, baseSlug) {
@@ -174,17 +189,21 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
           return { accepted: false as const, used: statements.getMonthlyUsage.get(input.userId, input.month)?.used ?? 0 };
         }
         const found = statements.findConversation.get(input.chatbotId, input.sessionId);
-        const conversation = found
+        const existing = found
           ? conversationFromRow(found)
           : insertConversation(statements, {
               id: input.newConversationId,
               chatbotId: input.chatbotId,
               sessionId: input.sessionId,
               humanTakeover: false,
+              needsAttention: false,
+              messageCount: 0,
               createdAt: input.at,
+              updatedAt: input.at,
             });
         // Read before the insert, so the history is exactly the messages before this one.
-        const history = statements.recentMessages.all(conversation.id, input.historyLimit).reverse().map(messageFromRow);
+        const history = statements.recentMessages.all(existing.id, input.historyLimit).reverse().map(messageFromRow);
+        const conversation = conversationFromRow(statements.countMessage.get({ id: existing.id, at: input.at, needs_attention: null })!);
         const message = insertMessage(statements, {
           id: input.messageId,
           conversationId: conversation.id,
@@ -202,7 +221,18 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     },
     async appendAssistantMessage(input) {
       const { id, conversationId, content, author, at } = input;
-      return writeKeepingCache(() => insertMessage(statements, { id, conversationId, role: "assistant", author, content, createdAt: at }));
+      return writeKeepingCache(() => {
+        const message = insertMessage(statements, { id, conversationId, role: "assistant", author, content, createdAt: at });
+        const counted = statements.countMessage.get({ id: conversationId, at, needs_attention: toFlag(input.needsAttention) });
+        if (!counted) throw new Error(`No conversation ${conversationId}.`);
+        // Built inside the transaction: a throwing builder rolls the message back with it.
+        const events = input.events(conversationFromRow(counted), { ...message });
+        insertOutboxEvents(statements, events);
+        return { message, events };
+      });
+    },
+    async markNeedsAttention(conversationId, at) {
+      writeKeepingCache(() => statements.markNeedsAttention.run(at, conversationId));
     },
 
     async findConversation(chatbotId, sessionId) {
@@ -212,20 +242,27 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     async setHumanTakeover(input) {
       return writeKeepingCache(() => {
         const found = statements.findConversation.get(input.chatbotId, input.sessionId);
-        if (found) {
-          statements.setHumanTakeover.run(toFlag(input.humanTakeover), found.id);
-          return { conversation: { ...conversationFromRow(found), humanTakeover: input.humanTakeover }, created: false, events: [] };
+        const changed = (found?.human_takeover === 1) !== input.humanTakeover;
+        let conversation: Conversation;
+        if (!found) {
+          conversation = insertConversation(statements, {
+            id: input.newConversationId,
+            chatbotId: input.chatbotId,
+            sessionId: input.sessionId,
+            humanTakeover: input.humanTakeover,
+            needsAttention: false,
+            messageCount: 0,
+            createdAt: input.at,
+            updatedAt: input.at,
+          });
+        } else if (changed) {
+          conversation = conversationFromRow(statements.setHumanTakeover.get(toFlag(input.humanTakeover), input.at, found.id)!);
+        } else {
+          conversation = conversationFromRow(found);
         }
-        const conversation = insertConversation(statements, {
-          id: input.newConversationId,
-          chatbotId: input.chatbotId,
-          sessionId: input.sessionId,
-          humanTakeover: input.humanTakeover,
-          createdAt: input.at,
-        });
-        const events = input.events({ ...conversation });
+        const events = input.events({ conversation: { ...conversation }, created: !found, changed });
         insertOutboxEvents(statements, events);
-        return { conversation, created: true, events };
+        return { conversation, created: !found, changed, events };
       });
     },
     async listMessages(conversationId) {
@@ -236,6 +273,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       return statements.listOutboxEvents.all(limit).map(outboxEventFromRow);
     },
 
+    ...operator,
     ...webhooks,
 
     async close() {

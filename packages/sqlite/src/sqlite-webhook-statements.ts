@@ -18,6 +18,7 @@ export interface WebhookSubscriptionRow {
 export interface WebhookDeliveryRow {
   id: string;
   subscription_id: string;
+  user_id: string;
   event_id: string;
   event_type: string;
   status: string;
@@ -30,12 +31,20 @@ export interface WebhookDeliveryRow {
   delivered_at: number | null;
 }
 
+/** The parameters of the delivery lists. */
+interface ListDeliveries {
+  status: string | null;
+  user_id: string | null;
+  before_seq: number | null;
+  limit: number;
+}
+
 /** A delivery row with the lease the domain type does not show. */
 export type LeasedDeliveryRow = WebhookDeliveryRow & { leased_until: number | null };
 
 const SUBSCRIPTION_COLUMNS = "id, user_id, url, chatbot_id, event_types, signing_key_id, created_at";
 const DELIVERY_COLUMNS =
-  "id, subscription_id, event_id, event_type, status, attempts, next_attempt_at, last_attempt_at, last_response_status, last_error, created_at, delivered_at";
+  "id, subscription_id, user_id, event_id, event_type, status, attempts, next_attempt_at, last_attempt_at, last_response_status, last_error, created_at, delivered_at";
 const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
 
 export const webhookSubscriptionFromRow = (row: WebhookSubscriptionRow): WebhookSubscription => ({
@@ -51,6 +60,7 @@ export const webhookSubscriptionFromRow = (row: WebhookSubscriptionRow): Webhook
 export const webhookDeliveryFromRow = (row: WebhookDeliveryRow): WebhookDelivery => ({
   id: row.id,
   subscriptionId: row.subscription_id,
+  userId: row.user_id,
   eventId: row.event_id,
   eventType: row.event_type as EventType,
   status: row.status as DeliveryStatus,
@@ -97,8 +107,8 @@ export function prepareWebhookStatements(database: Database) {
        ORDER BY created_at, seq`,
     ),
     insertDelivery: prepare<{ id: string; subscription_id: string; event_id: string; event_type: string; at: number }>(
-      `INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, status, attempts, next_attempt_at, created_at)
-       VALUES (@id, @subscription_id, @event_id, @event_type, 'pending', 0, @at, @at)`,
+      `INSERT INTO webhook_deliveries (id, subscription_id, user_id, event_id, event_type, status, attempts, next_attempt_at, created_at)
+       VALUES (@id, @subscription_id, (SELECT user_id FROM webhook_subscriptions WHERE id = @subscription_id), @event_id, @event_type, 'pending', 0, @at, @at)`,
     ),
     markDispatched: prepare<[number, number]>("UPDATE outbox_events SET dispatched_at = ? WHERE seq = ?"),
 
@@ -131,10 +141,20 @@ export function prepareWebhookStatements(database: Database) {
        WHERE id = @id AND status = 'pending' AND attempts = @attempt AND leased_until IS NOT NULL
        RETURNING ${DELIVERY_COLUMNS}`,
     ),
-    listDeliveries: prepare<[number], WebhookDeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries ORDER BY seq DESC LIMIT ?`),
-    listDeliveriesByStatus: prepare<[string, number], WebhookDeliveryRow>(
-      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE status = ? ORDER BY seq DESC LIMIT ?`,
+    // Newest first, each through its index; a NULL @status or @before_seq lets every row through.
+    listDeliveries: prepare<ListDeliveries, WebhookDeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE seq < coalesce(@before_seq, 9223372036854775807) ORDER BY seq DESC LIMIT @limit`,
     ),
+    listDeliveriesByStatus: prepare<ListDeliveries, WebhookDeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE status = @status AND seq < coalesce(@before_seq, 9223372036854775807)
+       ORDER BY seq DESC LIMIT @limit`,
+    ),
+    listUserDeliveries: prepare<ListDeliveries, WebhookDeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries INDEXED BY webhook_deliveries_by_user
+       WHERE user_id = @user_id AND seq < coalesce(@before_seq, 9223372036854775807) AND (@status IS NULL OR status = @status)
+       ORDER BY seq DESC LIMIT @limit`,
+    ),
+    seqOfDelivery: prepare<[string], { seq: number }>("SELECT seq FROM webhook_deliveries WHERE id = ?"),
     getDelivery: prepare<[string], LeasedDeliveryRow>(`SELECT ${DELIVERY_COLUMNS}, leased_until FROM webhook_deliveries WHERE id = ?`),
     restartDelivery: prepare<[number, string], WebhookDeliveryRow>(
       `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, leased_until = NULL, delivered_at = NULL

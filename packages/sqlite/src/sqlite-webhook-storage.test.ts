@@ -40,7 +40,8 @@ describe("SQLite webhook deliveries", () => {
       (database.prepare(`EXPLAIN QUERY PLAN ${source}`).all(...(Array.isArray(parameters) ? parameters : [parameters])) as { detail: string }[]).map((row) => row.detail);
     expect(plan(statements.undispatchedEvents.source, [1]).join("\n")).toContain("outbox_events_pending");
     expect(plan(statements.dueDeliveries.source, { now: 0, skip: "[]", per_subscription: 1, limit: 1 }).join("\n")).toContain("webhook_deliveries_due");
-    expect(plan(statements.listDeliveriesByStatus.source, ["failed", 1]).join("\n")).toContain("webhook_deliveries_by_status");
+    expect(plan(statements.listDeliveriesByStatus.source, { status: "failed", before_seq: null, limit: 1 }).join("\n")).toContain("webhook_deliveries_by_status");
+    expect(plan(statements.listUserDeliveries.source, { status: null, user_id: "u", before_seq: null, limit: 1 }).join("\n")).toContain("webhook_deliveries_by_user");
   });
 
   it("drops the signing secrets of an older database from the file when it upgrades", async () => {

@@ -86,9 +86,16 @@ export function createSqliteWebhookStorage(database: Database, write: WriteStep)
       );
       return row ? webhookDeliveryFromRow(row) : null;
     },
-    async listDeliveries({ status, limit }) {
-      const rows = status === undefined ? statements.listDeliveries.all(limit) : statements.listDeliveriesByStatus.all(status, limit);
-      return rows.map(webhookDeliveryFromRow);
+    async listDeliveries({ status, limit, userId, afterId }) {
+      // An unknown `afterId` (never one of ours) ends the list rather than restarting it.
+      const beforeSeq = afterId === undefined ? null : (statements.seqOfDelivery.get(afterId)?.seq ?? 0);
+      const parameters = { status: status ?? null, user_id: userId ?? null, before_seq: beforeSeq, limit };
+      const statement = userId !== undefined ? statements.listUserDeliveries : status !== undefined ? statements.listDeliveriesByStatus : statements.listDeliveries;
+      return statement.all(parameters).map(webhookDeliveryFromRow);
+    },
+    async getDelivery(id) {
+      const row = statements.getDelivery.get(id);
+      return row ? webhookDeliveryFromRow(row) : null;
     },
     async retryDelivery(id, at) {
       const row = write(() => {

@@ -1,4 +1,4 @@
-import type { ApiKey, Plan, User } from "../domain/user.js";
+import { API_KEY_SCOPES, type ApiKey, type ApiKeyScope, type Plan, type User } from "../domain/user.js";
 import type { Dependencies } from "../dependencies.js";
 import { invalidRequest, notFound } from "../errors.js";
 import { API_KEY_PREFIX } from "../auth/authenticate.js";
@@ -45,8 +45,12 @@ export async function createUser(
 /** Issues an API key. The returned `key` is the only time the full key exists outside the caller. */
 export async function createApiKey(
   dependencies: Pick<Dependencies, "storage" | "ids" | "clock">,
-  input: { userId: string; name?: string },
+  input: { userId: string; name?: string; scope?: string },
 ): Promise<{ apiKey: ApiKey; key: string }> {
+  if (input.scope !== undefined && !(API_KEY_SCOPES as readonly string[]).includes(input.scope)) {
+    throw invalidRequest(`scope: must be one of ${API_KEY_SCOPES.join(", ")}`);
+  }
+  if (input.name !== undefined && input.name.length > 200) throw invalidRequest("name: must be at most 200 characters");
   if (!(await dependencies.storage.getUser(input.userId))) throw notFound(`User ${input.userId}`);
   const key = `${API_KEY_PREFIX}${dependencies.ids.secret(32)}`;
   const apiKey = await dependencies.storage.createApiKey({
@@ -54,8 +58,10 @@ export async function createApiKey(
     userId: input.userId,
     name: input.name?.trim() || "default",
     keyHash: sha256Hex(key),
+    scope: (input.scope as ApiKeyScope | undefined) ?? "chat",
     createdAt: dependencies.clock.now(),
     revokedAt: null,
+    lastUsedAt: null,
   });
   return { apiKey, key };
 }

@@ -68,13 +68,13 @@ describe("ingestion", () => {
 });
 
 describe("takeover and conversations", () => {
-  it("starting a takeover on a new session creates the conversation and fires conversation.started once", async () => {
+  it("starting a takeover on a new session creates the conversation and fires conversation.started and takeover_started once", async () => {
     const { parley, chatbot, outbox } = await setup();
     const first = await parley.admin.startTakeover(chatbot.id, "walk-in");
     const again = await parley.admin.startTakeover(chatbot.id, "walk-in");
     expect([first.created, again.created]).toEqual([true, false]);
     expect(first.conversation.humanTakeover).toBe(true);
-    expect((await outbox()).map((event) => event.type)).toEqual(["conversation.started"]);
+    expect((await outbox()).map((event) => event.type)).toEqual(["conversation.started", "conversation.takeover_started"]);
   });
 
   it("shows a conversation with every message, and refuses an unknown one", async () => {
@@ -111,7 +111,7 @@ describe("webhook subscriptions", () => {
     expect((await rejection(parley.admin.createWebhookSubscription({ userId: user.id, url: "ftp://x" }))).detail).toBe(
       "url: must be an absolute http or https URL",
     );
-    expect((await rejection(parley.admin.createWebhookSubscription({ userId: user.id, url: "https://x.test", eventTypes: ["message.sent"] }))).code).toBe(
+    expect((await rejection(parley.admin.createWebhookSubscription({ userId: user.id, url: "https://x.test", eventTypes: ["message.deleted"] }))).code).toBe(
       "invalid_request",
     );
     expect((await rejection(parley.admin.createWebhookSubscription({ userId: other.id, url: "https://x.test", chatbotId: chatbot.id }))).code).toBe(

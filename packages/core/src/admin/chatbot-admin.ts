@@ -1,6 +1,7 @@
 import { isProvider, PROVIDERS, type Chatbot } from "../domain/chatbot.js";
 import type { Dependencies } from "../dependencies.js";
 import { chatbotNotFound, invalidRequest, notFound } from "../errors.js";
+import type { ChatbotChanges } from "../ports/storage.js";
 import { slugify } from "../chatbots/slugify.js";
 import { isUuid } from "../support/ids.js";
 
@@ -14,30 +15,73 @@ export interface CreateChatbotInput {
   fallbackMessage?: string;
 }
 
+/** The settings an owner may change (docs/design.md §9); each one optional. */
+export interface ChatbotSettingsInput {
+  name?: string;
+  provider?: string;
+  model?: string;
+  systemPrompt?: string;
+  fallbackMessage?: string;
+  isActive?: boolean;
+}
+
 export const DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant. Answer questions clearly and concisely.";
 export const DEFAULT_FALLBACK_MESSAGE = "Sorry, I can't answer that right now. Please try again later.";
 
+/** Longest accepted value of each text setting, in characters (docs/api.md, "Chatbots"). */
+export const CHATBOT_TEXT_LIMITS = { name: 200, model: 200, systemPrompt: 32_000, fallbackMessage: 4_000 } as const;
+
+const FIELD_NAMES = { name: "name", model: "model", systemPrompt: "system_prompt", fallbackMessage: "fallback_message" } as const;
+
+/** A text setting trimmed and checked: required ones must not be blank, none may be too long. */
+function checkedText(field: keyof typeof CHATBOT_TEXT_LIMITS, value: string, required: boolean): string {
+  const text = field === "systemPrompt" || field === "fallbackMessage" ? value : value.trim();
+  if (required && text.trim() === "") throw invalidRequest(`${FIELD_NAMES[field]}: must be a non-empty string`);
+  if (text.length > CHATBOT_TEXT_LIMITS[field]) throw invalidRequest(`${FIELD_NAMES[field]}: must be at most ${CHATBOT_TEXT_LIMITS[field]} characters`);
+  return text;
+}
+
+/** The changes of a settings input, checked; the system prompt alone may be empty. */
+function checkedChanges(input: ChatbotSettingsInput): ChatbotChanges {
+  const changes: ChatbotChanges = {};
+  if (input.name !== undefined) changes.name = checkedText("name", input.name, true);
+  if (input.provider !== undefined) {
+    if (!isProvider(input.provider)) throw invalidRequest(`provider: must be one of ${PROVIDERS.join(", ")}`);
+    changes.provider = input.provider;
+  }
+  if (input.model !== undefined) changes.model = checkedText("model", input.model, true);
+  if (input.systemPrompt !== undefined) changes.systemPrompt = checkedText("systemPrompt", input.systemPrompt, false);
+  if (input.fallbackMessage !== undefined) changes.fallbackMessage = checkedText("fallbackMessage", input.fallbackMessage, true);
+  if (input.isActive !== undefined) changes.isActive = input.isActive;
+  return changes;
+}
+
 /** Creates an active chatbot for a user, with a slug unique among the user's chatbots. */
 export async function createChatbot(dependencies: Pick<Dependencies, "storage" | "ids" | "clock">, input: CreateChatbotInput): Promise<Chatbot> {
-  const name = input.name.trim();
-  if (name === "") throw invalidRequest("name: must be a non-empty string");
-  if (!isProvider(input.provider)) throw invalidRequest(`provider: must be one of ${PROVIDERS.join(", ")}`);
-  if (input.model.trim() === "") throw invalidRequest("model: must be a non-empty string");
+  const settings = checkedChanges({
+    name: input.name,
+    provider: input.provider,
+    model: input.model,
+    systemPrompt: input.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+    fallbackMessage: input.fallbackMessage ?? DEFAULT_FALLBACK_MESSAGE,
+  });
   if (!(await dependencies.storage.getUser(input.userId))) throw notFound(`User ${input.userId}`);
+  const now = dependencies.clock.now();
   return dependencies.storage.createChatbot(
     {
       id: dependencies.ids.uuid(),
       ownerId: input.userId,
-      name,
-      provider: input.provider,
-      model: input.model.trim(),
-      systemPrompt: input.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
-      fallbackMessage: input.fallbackMessage ?? DEFAULT_FALLBACK_MESSAGE,
+      name: settings.name!,
+      provider: settings.provider!,
+      model: settings.model!,
+      systemPrompt: settings.systemPrompt!,
+      fallbackMessage: settings.fallbackMessage!,
       isActive: true,
-      createdAt: dependencies.clock.now(),
+      createdAt: now,
+      updatedAt: now,
       deletedAt: null,
     },
-    slugify(name),
+    slugify(settings.name!),
   );
 }
 
@@ -48,14 +92,21 @@ export async function findLiveChatbot(dependencies: Pick<Dependencies, "storage"
   return chatbot;
 }
 
-/** Pauses (false) or resumes (true) a chatbot. A paused chatbot refuses chat. */
-export async function setChatbotActive(dependencies: Pick<Dependencies, "storage">, chatbotId: string, isActive: boolean): Promise<Chatbot> {
+/** Changes a live chatbot's settings (the slug stays as it was made); pausing is `isActive: false`. */
+export async function changeChatbot(dependencies: Pick<Dependencies, "storage" | "clock">, chatbotId: string, input: ChatbotSettingsInput): Promise<Chatbot> {
   const chatbot = await findLiveChatbot(dependencies, chatbotId);
-  return (await dependencies.storage.updateChatbot(chatbot.id, { isActive }))!;
+  const changes = checkedChanges(input);
+  return (await dependencies.storage.updateChatbot(chatbot.id, { ...changes, updatedAt: dependencies.clock.now() }))!;
+}
+
+/** Pauses (false) or resumes (true) a chatbot. A paused chatbot refuses chat. */
+export function setChatbotActive(dependencies: Pick<Dependencies, "storage" | "clock">, chatbotId: string, isActive: boolean): Promise<Chatbot> {
+  return changeChatbot(dependencies, chatbotId, { isActive });
 }
 
 /** Soft-deletes a chatbot: it disappears from every API; its data stays in storage. */
 export async function deleteChatbot(dependencies: Pick<Dependencies, "storage" | "clock">, chatbotId: string): Promise<Chatbot> {
   const chatbot = await findLiveChatbot(dependencies, chatbotId);
-  return (await dependencies.storage.updateChatbot(chatbot.id, { deletedAt: dependencies.clock.now() }))!;
+  const now = dependencies.clock.now();
+  return (await dependencies.storage.updateChatbot(chatbot.id, { deletedAt: now, updatedAt: now }))!;
 }

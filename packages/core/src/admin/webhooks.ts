@@ -12,7 +12,8 @@ export interface CreateWebhookInput {
   eventTypes?: string[];
 }
 
-function assertUrl(text: string): void {
+/** Refuses anything but an absolute http or https URL. */
+export function assertUrl(text: string): void {
   let url: URL;
   try {
     url = new URL(text);

@@ -1,6 +1,6 @@
 import type { Caller } from "../domain/user.js";
 import type { Dependencies } from "../dependencies.js";
-import { rateLimited, unauthorized, type RateLimitStatus } from "../errors.js";
+import { forbidden, rateLimited, unauthorized, type RateLimitStatus } from "../errors.js";
 import { sha256Hex } from "../support/hash.js";
 
 /** Every API key starts with this prefix, followed by 32 random bytes in base64url. */
@@ -8,12 +8,25 @@ export const API_KEY_PREFIX = "prl_";
 const API_KEY_PATTERN = /^prl_[A-Za-z0-9_-]{43}$/;
 
 /** The calling user of an API key, or `unauthorized` for a missing, malformed, unknown or revoked key. */
-export async function authenticate(dependencies: Pick<Dependencies, "storage">, apiKey: string | undefined | null): Promise<Caller> {
+export async function authenticate(dependencies: Pick<Dependencies, "storage" | "clock">, apiKey: string | undefined | null): Promise<Caller> {
   // A malformed key never reaches the database.
   if (typeof apiKey !== "string" || !API_KEY_PATTERN.test(apiKey)) throw unauthorized();
   const found = await dependencies.storage.findApiKeyByHash(sha256Hex(apiKey));
   if (!found || found.apiKey.revokedAt !== null) throw unauthorized();
+  // `last_used_at` to the minute: one write a minute per key, not one per request.
+  const now = dependencies.clock.now();
+  if (found.apiKey.lastUsedAt === null || now - found.apiKey.lastUsedAt >= LAST_USED_PRECISION_MICROS) {
+    await dependencies.storage.touchApiKey(found.apiKey.id, now);
+    found.apiKey.lastUsedAt = now;
+  }
   return { user: found.user, apiKey: found.apiKey };
+}
+
+const LAST_USED_PRECISION_MICROS = 60_000_000;
+
+/** Refuses a caller whose key may not use the operator API (docs/design.md §9). */
+export function requireAdminScope(caller: Caller): void {
+  if (caller.apiKey.scope !== "admin") throw forbidden("This API key cannot manage chatbots; use a key with the admin scope.");
 }
 
 /**
@@ -21,7 +34,8 @@ export async function authenticate(dependencies: Pick<Dependencies, "storage">, 
  * window; every request let through counts, refused ones do not). Throws `rate_limited`.
  */
 export async function admitRequest(dependencies: Pick<Dependencies, "rateLimiter" | "settings">, caller: Caller): Promise<RateLimitStatus> {
-  const limit = dependencies.settings.keyRequestsPerMinute;
+  // Admin keys have their own, higher limit (docs/design.md §9).
+  const limit = caller.apiKey.scope === "admin" ? dependencies.settings.adminKeyRequestsPerMinute : dependencies.settings.keyRequestsPerMinute;
   const decision = await dependencies.rateLimiter.hit(`key:${caller.apiKey.id}`, limit, 60_000);
   const status: RateLimitStatus = {
     limit,

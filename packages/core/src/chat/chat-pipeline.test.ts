@@ -25,11 +25,11 @@ describe("chat: the seven steps", () => {
     const system = model.requests[0]!.system;
     const promptAt = system.indexOf("You help customers of Acme.");
     const rulesAt = system.indexOf("You are Acme Helper.");
-    const contextAt = system.indexOf("Context from the knowledge base:");
+    const contextAt = system.indexOf("Context from the knowledge base, between <context> and </context>");
     expect(promptAt).toBe(0);
     expect(rulesAt).toBeGreaterThan(promptAt);
     expect(contextAt).toBeGreaterThan(rulesAt);
-    expect(system.slice(contextAt)).toMatch(/\[1\] Refund policy\nRefunds are issued within 14 days/);
+    expect(system.slice(contextAt)).toMatch(/\n<context>\n\[1\] Refund policy\nRefunds are issued within 14 days[^]*\n<\/context>$/);
   });
 
   it("says in the prompt that the knowledge base has nothing when no document matches", async () => {
@@ -72,6 +72,14 @@ describe("chat: the seven steps", () => {
     expect(await storage.findConversation(chatbot.id, `api-${user.id}`)).not.toBeNull();
   });
 
+  it("shares the default session across all of one user's keys (why integrations must send a session_id per end user)", async () => {
+    const { parley, caller, chatbot, model, user } = await setup();
+    const other = await parley.authenticate((await parley.admin.createApiKey({ userId: user.id })).key);
+    await parley.chat(caller, chatbot.id, { message: "sent with the first key" });
+    await parley.chat(other, chatbot.id, { message: "sent with the second key" });
+    expect(model.requests[1]!.messages.map((turn) => turn.content)).toEqual(["sent with the first key", "echo: sent with the first key", "sent with the second key"]);
+  });
+
   it("replaces a blank reply with the fallback message, and stores the fallback", async () => {
     const { parley, caller, chatbot, model, storage } = await setup();
     model.enqueue(" \n ");
@@ -107,12 +115,13 @@ describe("chat: the seven steps", () => {
 });
 
 describe("chat: events", () => {
-  it("fires conversation.started once per conversation and message.received for every message, in the outbox and on the bus", async () => {
+  it("fires conversation.started once per conversation, message.received for every message and message.sent for every reply, in the outbox and on the bus", async () => {
     const { parley, caller, chatbot, outbox, published, user } = await setup();
     await parley.chat(caller, chatbot.id, { message: "one", session_id: "s" });
     await parley.chat(caller, chatbot.id, { message: "two", session_id: "s" });
     const events = await outbox();
-    expect(events.map((event) => event.type)).toEqual(["conversation.started", "message.received", "message.received"]);
+    expect(events.map((event) => event.type)).toEqual(["conversation.started", "message.received", "message.sent", "message.received", "message.sent"]);
+    expect(events[2]!.data).toMatchObject({ role: "assistant", author: "model", content: "echo: one", session_id: "s" });
     expect(published.map((event) => event.type)).toEqual(events.map((event) => event.type));
     const [started, received] = events;
     expect(started!.userId).toBe(user.id);
@@ -129,7 +138,7 @@ describe("chat: events", () => {
     expect(Object.keys(received!.data).sort()).toEqual(
       ["chatbot_id", "content", "conversation_id", "created_at", "human_takeover", "message_id", "role", "session_id"],
     );
-    expect(received!.data.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/);
+    expect((received!.data as { created_at: string }).created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/);
   });
 
   it("does not turn a throwing bus subscriber into a failed chat", async () => {
@@ -150,8 +159,8 @@ describe("chat: human takeover", () => {
     expect(result).toEqual({ response: "", humanTakeover: true });
     expect(model.requests).toHaveLength(0);
     const events = await outbox();
-    expect(events.map((event) => event.type)).toEqual(["conversation.started", "message.received"]);
-    expect(events[1]!.data).toMatchObject({ human_takeover: true, content: "is a human there?" });
+    expect(events.map((event) => event.type)).toEqual(["conversation.started", "conversation.takeover_started", "message.received"]);
+    expect(events[2]!.data).toMatchObject({ human_takeover: true, content: "is a human there?" });
     expect(await storage.getMonthlyUsage(user.id, "2026-11")).toBe(1);
   });
 

@@ -2,7 +2,7 @@ import type { Chatbot } from "../domain/chatbot.js";
 import type { Caller, User } from "../domain/user.js";
 import type { Dependencies } from "../dependencies.js";
 import { chatbotPaused, conversationRateLimited, isParleyError, providerFailed, quotaExceeded } from "../errors.js";
-import { conversationStarted, messageReceived, publish } from "../events/outbox-events.js";
+import { conversationStarted, messageReceived, messageSent, publish } from "../events/outbox-events.js";
 import { findOwnedChatbot } from "../chatbots/owned-chatbot.js";
 import type { ChatReply } from "../ports/chat-model.js";
 import { formatTimestamp, microsToMillis, monthOf, startOfNextMonth } from "../support/time.js";
@@ -69,16 +69,29 @@ export async function chat(dependencies: Dependencies, caller: Caller, chatbotId
   // 6. The prompt: system prompt, identity rules and context; then the last turns; then the message.
   const prompt = buildPrompt({ chatbot, identityRules: settings.identityRules(chatbot), context, history: accepted.history, message });
 
-  // 7. The chatbot's model; a blank reply becomes the fallback message. Reply stored, then returned.
-  const reply = await callModel(dependencies, chatbot, prompt);
-  const response = reply.text.trim() === "" ? chatbot.fallbackMessage : reply.text;
-  await storage.appendAssistantMessage({
+  // 7. The chatbot's model; a blank reply becomes the fallback message, and the conversation
+  //    then needs an agent, as it does when the provider fails. Reply stored with its
+  //    `message.sent` event in one step, then returned.
+  let reply: ChatReply;
+  try {
+    reply = await callModel(dependencies, chatbot, prompt);
+  } catch (error) {
+    await storage.markNeedsAttention(accepted.conversation.id, clock.now());
+    throw error;
+  }
+  const fallback = reply.text.trim() === "";
+  const response = fallback ? chatbot.fallbackMessage : reply.text;
+  const sentId = ids.uuid();
+  const stored = await storage.appendAssistantMessage({
     id: ids.uuid(),
     conversationId: accepted.conversation.id,
     content: response,
     author: "model",
+    needsAttention: fallback,
     at: clock.now(),
+    events: (conversation, message) => [messageSent(sentId, chatbot.ownerId, conversation, message)],
   });
+  publish(dependencies.events, stored.events);
   return { response, humanTakeover: false };
 }
 

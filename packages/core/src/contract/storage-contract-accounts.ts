@@ -54,7 +54,7 @@ export function registerAccountTests(context: ContractContext, test: RegisterTes
   describe("API keys", () => {
     test("findApiKeyByHash returns the key with its user, or null for an unknown hash", async () => {
       const user = await seedUser(context);
-      const key = { id: context.nextId(), userId: user.id, name: "ci", keyHash: "a".repeat(64), createdAt: START, revokedAt: null };
+      const key = { id: context.nextId(), userId: user.id, name: "ci", keyHash: "a".repeat(64), scope: "chat" as const, createdAt: START, revokedAt: null, lastUsedAt: null };
       expect(await storage().createApiKey(key)).toEqual(key);
       expect(await storage().findApiKeyByHash(key.keyHash)).toEqual({ apiKey: key, user });
       expect(await storage().findApiKeyByHash("b".repeat(64))).toBeNull();
@@ -62,7 +62,7 @@ export function registerAccountTests(context: ContractContext, test: RegisterTes
 
     test("revokeApiKey marks the key revoked, is idempotent, and findApiKeyByHash still returns it", async () => {
       const user = await seedUser(context);
-      const key = { id: context.nextId(), userId: user.id, name: "ci", keyHash: "c".repeat(64), createdAt: START, revokedAt: null };
+      const key = { id: context.nextId(), userId: user.id, name: "ci", keyHash: "c".repeat(64), scope: "chat" as const, createdAt: START, revokedAt: null, lastUsedAt: null };
       await storage().createApiKey(key);
       expect(await storage().revokeApiKey(key.id, START + 100)).toEqual({ ...key, revokedAt: START + 100 });
       // Revoking again changes nothing: the first revocation time stays.

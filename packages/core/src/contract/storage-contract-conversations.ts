@@ -26,7 +26,10 @@ export function registerConversationTests(context: ContractContext, test: Regist
       const chatbot = await seed();
       const input = acceptInput(context, chatbot, { content: "Where is my order?", at: START + 50 });
       const result = expectAccepted(await storage().acceptUserMessage(input));
-      const conversation = { id: input.newConversationId, chatbotId: chatbot.id, sessionId: "session-1", humanTakeover: false, createdAt: START + 50 };
+      const conversation = {
+        id: input.newConversationId, chatbotId: chatbot.id, sessionId: "session-1", humanTakeover: false,
+        needsAttention: false, messageCount: 1, createdAt: START + 50, updatedAt: START + 50,
+      };
       const message = { id: input.messageId, conversationId: conversation.id, role: "user", author: "end_user", content: "Where is my order?", createdAt: START + 50 };
       expect(result).toMatchObject({ conversation, conversationCreated: true, message, history: [], used: 1 });
       expect(result.events.map((event) => [event.id, event.type])).toEqual([
@@ -45,7 +48,7 @@ export function registerConversationTests(context: ContractContext, test: Regist
       const first = await accept(chatbot);
       const input = acceptInput(context, chatbot, { at: START + 1 });
       const second = expectAccepted(await storage().acceptUserMessage(input));
-      expect(second.conversation).toEqual(first.conversation);
+      expect(second.conversation).toEqual({ ...first.conversation, messageCount: 2, updatedAt: START + 1 });
       expect(second.conversationCreated).toBe(false);
       expect(second.events.map((event) => event.type)).toEqual(["message.received"]);
       expect(second.used).toBe(2);
@@ -73,7 +76,7 @@ export function registerConversationTests(context: ContractContext, test: Regist
       for (let turn = 1; turn <= 12; turn += 1) {
         const result = await accept(chatbot, { content: `question ${turn}`, at: START + turn * 10 });
         conversationId = result.conversation.id;
-        await storage().appendAssistantMessage({ id: context.nextId(), conversationId, content: `answer ${turn}`, author: "model", at: START + turn * 10 + 1 });
+        await storage().appendAssistantMessage({ id: context.nextId(), conversationId, content: `answer ${turn}`, author: "model", at: START + turn * 10 + 1, needsAttention: false, events: () => [] });
       }
       const current = await accept(chatbot, { content: "question 13", at: START + 130, historyLimit: 10 });
       expect(current.history.map((message) => message.content)).toEqual([
@@ -97,7 +100,7 @@ export function registerConversationTests(context: ContractContext, test: Regist
       for (const [index, content] of contents.entries()) {
         conversationId = (await accept(chatbot, { content, at: START, messageId: uuidOf(800 - index) })).conversation.id;
       }
-      await storage().appendAssistantMessage({ id: uuidOf(700), conversationId, content: "fifth", author: "agent", at: START });
+      await storage().appendAssistantMessage({ id: uuidOf(700), conversationId, content: "fifth", author: "agent", at: START, needsAttention: false, events: () => [] }).then((stored) => stored.message);
       expect((await storage().listMessages(conversationId)).map((message) => message.content)).toEqual([...contents, "fifth"]);
       expect((await accept(chatbot, { content: "sixth", at: START, historyLimit: 3 })).history.map((message) => message.content)).toEqual([
         "third", "fourth", "fifth",

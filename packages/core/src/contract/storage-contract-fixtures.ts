@@ -45,6 +45,7 @@ export async function seedChatbot(
       fallbackMessage: "Sorry, I have no answer.",
       isActive: true,
       createdAt: options.createdAt ?? START,
+      updatedAt: options.createdAt ?? START,
       deletedAt: null,
     },
     options.baseSlug ?? "support",

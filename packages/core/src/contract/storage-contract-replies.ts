@@ -1,6 +1,7 @@
 import { describe, expect } from "vitest";
 import type { Chatbot } from "../domain/chatbot.js";
 import type { AcceptUserMessage } from "../ports/storage.js";
+import { conversationStarted, takeoverChanged } from "../events/outbox-events.js";
 import { MONTH, START, acceptMessage, seedOwnedChatbot, uuidOf, type ContractContext, type RegisterTest } from "./storage-contract-fixtures.js";
 
 /** Assistant messages, human takeover and the outbox. */
@@ -15,9 +16,9 @@ export function registerReplyTests(context: ContractContext, test: RegisterTest)
       const question = await accept(chatbot);
       const conversationId = question.conversation.id;
       const replyId = context.nextId();
-      const reply = await storage().appendAssistantMessage({ id: replyId, conversationId, content: "It ships today.", author: "model", at: START + 2 });
+      const reply = await storage().appendAssistantMessage({ id: replyId, conversationId, content: "It ships today.", author: "model", at: START + 2, needsAttention: false, events: () => [] }).then((stored) => stored.message);
       expect(reply).toEqual({ id: replyId, conversationId, role: "assistant", author: "model", content: "It ships today.", createdAt: START + 2 });
-      const agentReply = await storage().appendAssistantMessage({ id: context.nextId(), conversationId, content: "Agent here.", author: "agent", at: START + 3 });
+      const agentReply = await storage().appendAssistantMessage({ id: context.nextId(), conversationId, content: "Agent here.", author: "agent", at: START + 3, needsAttention: false, events: () => [] }).then((stored) => stored.message);
       expect(await storage().listMessages(conversationId)).toEqual([question.message, reply, agentReply]);
       expect(await storage().listMessages(uuidOf(999))).toEqual([]);
       // Replies are not user messages: they never count toward the quota.
@@ -27,37 +28,44 @@ export function registerReplyTests(context: ContractContext, test: RegisterTest)
     test("setHumanTakeover on a new session creates the conversation with its events", async () => {
       const chatbot = await seed();
       const newConversationId = context.nextId();
-      const eventId = context.nextId();
+      const seen: { created: boolean; changed: boolean }[] = [];
       const result = await storage().setHumanTakeover({
         chatbotId: chatbot.id, sessionId: "visitor-7", humanTakeover: true, newConversationId, at: START + 9,
-        events: (conversation) => [
-          {
-            id: eventId, type: "conversation.started", userId: chatbot.ownerId, chatbotId: chatbot.id, createdAt: conversation.createdAt,
-            data: { conversation_id: conversation.id, chatbot_id: chatbot.id, session_id: conversation.sessionId, created_at: "2026-11-21T10:00:00.000009+00:00" },
-          },
-        ],
+        events: ({ conversation, created, changed }) => {
+          seen.push({ created, changed });
+          return [conversationStarted(uuidOf(501), chatbot.ownerId, conversation), takeoverChanged(uuidOf(502), chatbot.ownerId, conversation, true, START + 9)];
+        },
       });
-      const conversation = { id: newConversationId, chatbotId: chatbot.id, sessionId: "visitor-7", humanTakeover: true, createdAt: START + 9 };
-      expect(result.conversation).toEqual(conversation);
-      expect(result.created).toBe(true);
-      expect(result.events.map((event) => event.id)).toEqual([eventId]);
+      const conversation = {
+        id: newConversationId, chatbotId: chatbot.id, sessionId: "visitor-7", humanTakeover: true,
+        needsAttention: false, messageCount: 0, createdAt: START + 9, updatedAt: START + 9,
+      };
+      expect(seen).toEqual([{ created: true, changed: true }]);
+      expect(result).toMatchObject({ conversation, created: true, changed: true });
+      expect(result.events.map((event) => [event.id, event.type])).toEqual([[uuidOf(501), "conversation.started"], [uuidOf(502), "conversation.takeover_started"]]);
       expect(await storage().listOutboxEvents({ limit: 10 })).toEqual(result.events);
       expect(await storage().findConversation(chatbot.id, "visitor-7")).toEqual(conversation);
     });
 
-    test("setHumanTakeover toggles an existing conversation without writing events", async () => {
+    test("setHumanTakeover toggles an existing conversation, telling the builder whether the flag changed", async () => {
       const chatbot = await seed();
       const first = await accept(chatbot);
-      const toggle = (humanTakeover: boolean) =>
+      const toggle = (humanTakeover: boolean, at: number) =>
         storage().setHumanTakeover({
-          chatbotId: chatbot.id, sessionId: "session-1", humanTakeover, newConversationId: context.nextId(), at: START + 5,
-          events: takeoverStartedEvents(chatbot),
+          chatbotId: chatbot.id, sessionId: "session-1", humanTakeover, newConversationId: context.nextId(), at,
+          events: ({ conversation, created, changed }) => (changed && !created ? [takeoverChanged(context.nextId(), chatbot.ownerId, conversation, humanTakeover, at)] : []),
         });
-      expect(await toggle(true)).toEqual({ conversation: { ...first.conversation, humanTakeover: true }, created: false, events: [] });
-      expect((await storage().findConversation(chatbot.id, "session-1"))?.humanTakeover).toBe(true);
-      expect(await toggle(false)).toEqual({ conversation: first.conversation, created: false, events: [] });
-      expect(await storage().findConversation(chatbot.id, "session-1")).toEqual(first.conversation);
-      expect(await storage().listOutboxEvents({ limit: 10 })).toEqual(first.events);
+      const on = await toggle(true, START + 5);
+      expect(on).toMatchObject({ conversation: { ...first.conversation, humanTakeover: true, updatedAt: START + 5 }, created: false, changed: true });
+      expect(on.events.map((event) => event.type)).toEqual(["conversation.takeover_started"]);
+      // Setting what is already set changes nothing, not even the activity time.
+      expect(await toggle(true, START + 6)).toEqual({ conversation: { ...first.conversation, humanTakeover: true, updatedAt: START + 5 }, created: false, changed: false, events: [] });
+      const off = await toggle(false, START + 7);
+      expect(off).toMatchObject({ conversation: { ...first.conversation, updatedAt: START + 7 }, changed: true });
+      expect(await storage().findConversation(chatbot.id, "session-1")).toEqual({ ...first.conversation, updatedAt: START + 7 });
+      expect((await storage().listOutboxEvents({ limit: 10 })).map((event) => event.type)).toEqual([
+        "conversation.started", "message.received", "conversation.takeover_started", "conversation.takeover_ended",
+      ]);
     });
 
     test("findConversation returns null for an unknown session", async () => {
@@ -81,14 +89,4 @@ export function registerReplyTests(context: ContractContext, test: RegisterTest)
       expect(await storage().listOutboxEvents({ limit: 2 })).toEqual(all.slice(0, 2));
     });
   });
-
-  /** A takeover events builder that always returns an event, so a wrongly used one shows. */
-  function takeoverStartedEvents(chatbot: Chatbot) {
-    return (conversation: { id: string; sessionId: string; createdAt: number }) => [
-      {
-        id: context.nextId(), type: "conversation.started" as const, userId: chatbot.ownerId, chatbotId: chatbot.id, createdAt: conversation.createdAt,
-        data: { conversation_id: conversation.id, chatbot_id: chatbot.id, session_id: conversation.sessionId, created_at: "2026-11-21T10:00:00.000005+00:00" },
-      },
-    ];
-  }
 }

@@ -41,7 +41,7 @@ export const STORAGE_CASES = [
   "25 concurrent messages with 10 left accept exactly 10",
   "appendAssistantMessage stores a model's or an agent's reply after the user message",
   "setHumanTakeover on a new session creates the conversation with its events",
-  "setHumanTakeover toggles an existing conversation without writing events",
+  "setHumanTakeover toggles an existing conversation, telling the builder whether the flag changed",
   "findConversation returns null for an unknown session",
   "listOutboxEvents returns the oldest events first, at most limit",
   "fanOutOutboxEvents creates one pending delivery per matching subscription and marks the events dispatched",

@@ -27,6 +27,8 @@ export interface Chatbot {
   /** False while the owner has paused the chatbot. */
   isActive: boolean;
   createdAt: number;
+  /** The last change of the chatbot's settings (its creation at first). */
+  updatedAt: number;
   /** Set when the chatbot was soft-deleted; such a chatbot is invisible to every API. */
   deletedAt: number | null;
 }

@@ -5,7 +5,21 @@ export interface Conversation {
   sessionId: string;
   /** While true, chat stores inbound messages and generates no reply. */
   humanTakeover: boolean;
+  /**
+   * The chatbot could not answer the latest user message: its latest reply is the fallback
+   * message, or the provider failed. Cleared when an agent replies or the model answers.
+   */
+  needsAttention: boolean;
+  /** Stored messages, user and assistant. */
+  messageCount: number;
   createdAt: number;
+  /** Last activity: the latest message or takeover change (the creation at first). */
+  updatedAt: number;
+}
+
+/** A conversation with its latest message, as lists show it. */
+export interface ConversationSummary extends Conversation {
+  lastMessage: Message | null;
 }
 
 /** `user` for inbound messages; `assistant` for the model's or a human agent's replies. */

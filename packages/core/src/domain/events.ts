@@ -18,17 +18,46 @@ export interface MessageReceivedData {
   created_at: string;
 }
 
+/** Payload of `message.sent` (docs/design.md §10): every stored assistant message, the model's or an agent's. */
+export interface MessageSentData {
+  message_id: string;
+  conversation_id: string;
+  chatbot_id: string;
+  session_id: string;
+  role: "assistant";
+  author: "model" | "agent";
+  content: string;
+  created_at: string;
+}
+
+/** Payload of `conversation.takeover_started` and `conversation.takeover_ended` (docs/design.md §10). */
+export interface TakeoverChangedData {
+  conversation_id: string;
+  chatbot_id: string;
+  session_id: string;
+  at: string;
+}
+
 /** Every event kind with its payload. */
 export type ParleyEventMap = {
   "conversation.started": ConversationStartedData;
   "message.received": MessageReceivedData;
+  "message.sent": MessageSentData;
+  "conversation.takeover_started": TakeoverChangedData;
+  "conversation.takeover_ended": TakeoverChangedData;
 };
 
 /** One of the event kinds. */
 export type EventType = keyof ParleyEventMap;
 
 /** The event kinds, for validation. */
-export const EVENT_TYPES: readonly EventType[] = ["conversation.started", "message.received"];
+export const EVENT_TYPES: readonly EventType[] = [
+  "conversation.started",
+  "message.received",
+  "message.sent",
+  "conversation.takeover_started",
+  "conversation.takeover_ended",
+];
 
 /**
  * An event as written to the outbox, in the same transaction as the message that caused it,

@@ -15,16 +15,25 @@ export interface User {
   createdAt: number;
 }
 
+/** What a key may do: `chat` the three routes of the spec, `admin` those and the operator API too. */
+export type ApiKeyScope = "chat" | "admin";
+
+/** The scopes, for validation. */
+export const API_KEY_SCOPES: readonly ApiKeyScope[] = ["chat", "admin"];
+
 /** An API key as stored: never the key itself, only its SHA-256 hash. */
 export interface ApiKey {
   id: string;
   userId: string;
   name: string;
+  scope: ApiKeyScope;
   /** Hex SHA-256 of the full key text. */
   keyHash: string;
   createdAt: number;
   /** Revocation takes effect at once: a revoked key never authenticates again. */
   revokedAt: number | null;
+  /** The last time the key authenticated a request, to the minute (see `authenticate`); null if never. */
+  lastUsedAt: number | null;
 }
 
 /** Who is calling: the user an API key belongs to, and the key. */

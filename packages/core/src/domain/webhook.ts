@@ -32,6 +32,8 @@ export interface WebhookDelivery {
   /** Sent as `webhook-id`, the same on every attempt: receivers de-duplicate on it. */
   id: string;
   subscriptionId: string;
+  /** The subscription's user, who alone may see or retry the delivery. */
+  userId: string;
   eventId: string;
   eventType: EventType;
   status: DeliveryStatus;

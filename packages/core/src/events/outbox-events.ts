@@ -41,6 +41,39 @@ export function messageReceived(id: string, ownerId: string, conversation: Conve
   };
 }
 
+/** The `message.sent` event of a stored assistant message, the model's or an agent's. */
+export function messageSent(id: string, ownerId: string, conversation: Conversation, message: Message): OutboxEvent {
+  return {
+    id,
+    type: "message.sent",
+    userId: ownerId,
+    chatbotId: conversation.chatbotId,
+    createdAt: message.createdAt,
+    data: {
+      message_id: message.id,
+      conversation_id: conversation.id,
+      chatbot_id: conversation.chatbotId,
+      session_id: conversation.sessionId,
+      role: "assistant",
+      author: message.author === "agent" ? "agent" : "model",
+      content: message.content,
+      created_at: formatTimestamp(message.createdAt),
+    },
+  };
+}
+
+/** `conversation.takeover_started` (on) or `conversation.takeover_ended` (off) at `at`. */
+export function takeoverChanged(id: string, ownerId: string, conversation: Conversation, on: boolean, at: number): OutboxEvent {
+  return {
+    id,
+    type: on ? "conversation.takeover_started" : "conversation.takeover_ended",
+    userId: ownerId,
+    chatbotId: conversation.chatbotId,
+    createdAt: at,
+    data: { conversation_id: conversation.id, chatbot_id: conversation.chatbotId, session_id: conversation.sessionId, at: formatTimestamp(at) },
+  };
+}
+
 /** Tells in-process subscribers of events that are already committed to the outbox. */
 export function publish(bus: EventBus, events: OutboxEvent[]): void {
   for (const event of events) {

@@ -1,6 +1,11 @@
+import type { IndexedDocument } from "../domain/ingestion.js";
 import { embedderMismatch, invalidRequest } from "../errors.js";
+import type { Clock } from "../ports/clock.js";
 import type { DocumentToIndex, EmbeddingSpace, SearchHit, SearchIndex, StoredChunk } from "../ports/search-index.js";
+import { documentBytesOf, documentTypeOf } from "../retrieval/document-facts.js";
 import { countTerms, queryWords, stem, words } from "../retrieval/tokenizer.js";
+import { randomIds } from "../support/ids.js";
+import { systemClock } from "../support/time.js";
 
 /** BM25 as SQLite FTS5 computes it (k1 1.2, b 0.75), the title weighing 3× the body, as in SQLite. */
 const K1 = 1.2;
@@ -19,6 +24,8 @@ interface MemoryChunk extends StoredChunk {
 interface ChatbotIndex {
   space: EmbeddingSpace | null;
   documents: Map<string, MemoryChunk[]>;
+  /** The documents' facts, by source. */
+  catalog: Map<string, IndexedDocument>;
 }
 
 const sameSpace = (a: EmbeddingSpace, b: EmbeddingSpace) => a.embedderId === b.embedderId && a.dimensions === b.dimensions;
@@ -54,14 +61,15 @@ const analyse = (text: string) => {
  * tokenizer as FTS5's `porter unicode61`, approximately) and exact cosine. For tests and
  * small embedded uses; every search scans the chatbot's chunks.
  */
-export function createMemorySearchIndex(): SearchIndex {
+export function createMemorySearchIndex(options: { clock?: Clock } = {}): SearchIndex {
+  const clock = options.clock ?? systemClock;
   const chatbots = new Map<string, ChatbotIndex>();
   let nextId = 1;
 
   const chatbot = (chatbotId: string) => {
     let entry = chatbots.get(chatbotId);
     if (entry === undefined) {
-      entry = { space: null, documents: new Map() };
+      entry = { space: null, documents: new Map(), catalog: new Map() };
       chatbots.set(chatbotId, entry);
     }
     return entry;
@@ -97,6 +105,20 @@ export function createMemorySearchIndex(): SearchIndex {
       };
     });
   };
+  const catalogued = (chatbotId: string, document: DocumentToIndex, earlier: IndexedDocument | undefined, chunks: number): IndexedDocument => {
+    const now = clock.now();
+    return {
+      id: earlier?.id ?? randomIds.uuid(),
+      chatbotId,
+      source: document.source,
+      title: document.documentTitle ?? document.title,
+      type: documentTypeOf(document),
+      chunks,
+      bytes: documentBytesOf(document),
+      createdAt: earlier?.createdAt ?? now,
+      updatedAt: now,
+    };
+  };
   // Everything is checked before anything changes, so a refused batch leaves the index as it was.
   const replaceDocuments = async (chatbotId: string, space: EmbeddingSpace, documents: DocumentToIndex[]) => {
     checkSpace(chatbotId, chatbots.get(chatbotId)?.space ?? null, space);
@@ -107,8 +129,13 @@ export function createMemorySearchIndex(): SearchIndex {
     // In order, so a source given twice ends as its last version.
     for (const document of documents) {
       const chunks = chunksOfDocument(document);
-      if (chunks.length === 0) target.documents.delete(document.source);
-      else target.documents.set(document.source, chunks);
+      if (chunks.length === 0) {
+        target.documents.delete(document.source);
+        target.catalog.delete(document.source);
+      } else {
+        target.documents.set(document.source, chunks);
+        target.catalog.set(document.source, catalogued(chatbotId, document, target.catalog.get(document.source), chunks.length));
+      }
       count += chunks.length;
     }
     return { chunks: count };
@@ -124,7 +151,27 @@ export function createMemorySearchIndex(): SearchIndex {
     },
 
     async deleteDocument(chatbotId, source) {
+      chatbots.get(chatbotId)?.catalog.delete(source);
       return chatbots.get(chatbotId)?.documents.delete(source) ?? false;
+    },
+
+    async listDocuments(chatbotId, { limit, after }) {
+      return [...(chatbots.get(chatbotId)?.catalog.values() ?? [])]
+        .filter((document) => after === undefined || document.updatedAt < after.at || (document.updatedAt === after.at && document.id > after.id))
+        .sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : 1))
+        .slice(0, limit)
+        .map((document) => ({ ...document }));
+    },
+
+    async getDocument(chatbotId, key) {
+      const catalog = chatbots.get(chatbotId)?.catalog;
+      const found = "source" in key ? catalog?.get(key.source) : [...(catalog?.values() ?? [])].find((document) => document.id === key.id);
+      return found ? { ...found } : null;
+    },
+
+    async documentStats(chatbotId) {
+      const documents = [...(chatbots.get(chatbotId)?.catalog.values() ?? [])];
+      return { documents: documents.length, chunks: documents.reduce((sum, document) => sum + document.chunks, 0) };
     },
 
     async keywordSearch(chatbotId, text, k) {

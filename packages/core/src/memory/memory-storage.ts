@@ -1,10 +1,14 @@
 import type { Chatbot } from "../domain/chatbot.js";
-import type { Conversation, Message } from "../domain/conversation.js";
+import type { Conversation, ConversationSummary, Message } from "../domain/conversation.js";
 import type { OutboxEvent } from "../domain/events.js";
 import type { ApiKey, Plan, User } from "../domain/user.js";
 import { conflict } from "../errors.js";
 import type { AcceptUserMessage, AcceptUserMessageResult, SetHumanTakeover, Storage } from "../ports/storage.js";
+import type { ConversationFilter } from "../ports/storage-operator.js";
+import { createMemoryOperatorStore } from "./memory-operator-store.js";
 import { createMemoryWebhookStore } from "./memory-webhook-store.js";
+
+const byNewest = <T extends { id: string }>(at: (item: T) => number) => (a: T, b: T) => at(b) - at(a) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
  * Storage in process memory, for tests and experiments. Each method does all its work before
@@ -21,11 +25,24 @@ export function createMemoryStorage(): Storage {
   const usage = new Map<string, number>();
   const outbox: OutboxEvent[] = [];
   const webhooks = createMemoryWebhookStore(outbox);
+  const operator = createMemoryOperatorStore({ outbox, messages, conversations, chatbots });
 
   const copy = <T>(value: T): T => structuredClone(value);
   const conversationKey = (chatbotId: string, sessionId: string) => `${chatbotId}\u0000${sessionId}`;
   const conversationsByKey = new Map<string, Conversation>();
   const usageKey = (userId: string, month: string) => `${userId}\u0000${month}`;
+  const messagesOf = (conversationId: string) => messages.filter((message) => message.conversationId === conversationId);
+  const summary = (conversation: Conversation): ConversationSummary => ({ ...copy(conversation), lastMessage: copy(messagesOf(conversation.id).at(-1) ?? null) });
+  const matches = (conversation: Conversation, filter: ConversationFilter) => {
+    const chatbot = chatbots.get(conversation.chatbotId)!;
+    if (chatbot.ownerId !== filter.ownerId || chatbot.deletedAt !== null) return false;
+    if (filter.chatbotId !== undefined && conversation.chatbotId !== filter.chatbotId) return false;
+    if (filter.status === "bot" && conversation.humanTakeover) return false;
+    if (filter.status === "human" && !conversation.humanTakeover) return false;
+    if (filter.status === "attention" && !conversation.needsAttention) return false;
+    const { after } = filter;
+    return after === undefined || conversation.updatedAt < after.at || (conversation.updatedAt === after.at && conversation.id > after.id);
+  };
 
   const liveSlugs = (ownerId: string) =>
     new Set([...chatbots.values()].filter((bot) => bot.ownerId === ownerId && bot.deletedAt === null).map((bot) => bot.slug));
@@ -72,6 +89,17 @@ export function createMemoryStorage(): Storage {
       key.revokedAt ??= at;
       return copy(key);
     },
+    async getApiKey(id) {
+      const key = keys.get(id);
+      return key ? copy(key) : null;
+    },
+    async listApiKeys(userId) {
+      return [...keys.values()].filter((key) => key.userId === userId).sort(byNewest((key) => key.createdAt)).map(copy);
+    },
+    async touchApiKey(id, at) {
+      const key = keys.get(id);
+      if (key) key.lastUsedAt = at;
+    },
 
     async createChatbot(draft, baseSlug) {
       const taken = liveSlugs(draft.ownerId);
@@ -88,7 +116,7 @@ export function createMemoryStorage(): Storage {
     async listChatbots(ownerId) {
       return [...chatbots.values()]
         .filter((bot) => bot.ownerId === ownerId && bot.deletedAt === null)
-        .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .sort(byNewest((bot) => bot.createdAt))
         .map(copy);
     },
     async updateChatbot(id, changes) {
@@ -108,13 +136,19 @@ export function createMemoryStorage(): Storage {
       if (used >= input.monthlyLimit) return { accepted: false, used };
 
       const existing = conversationsByKey.get(conversationKey(input.chatbotId, input.sessionId));
-      const conversation: Conversation = existing ?? {
-        id: input.newConversationId,
-        chatbotId: input.chatbotId,
-        sessionId: input.sessionId,
-        humanTakeover: false,
-        createdAt: input.at,
+      const conversation: Conversation = {
+        ...(existing ?? {
+          id: input.newConversationId,
+          chatbotId: input.chatbotId,
+          sessionId: input.sessionId,
+          humanTakeover: false,
+          needsAttention: false,
+          messageCount: 0,
+          createdAt: input.at,
+        }),
+        updatedAt: input.at,
       };
+      conversation.messageCount += 1;
       const message: Message = {
         id: input.messageId,
         conversationId: conversation.id,
@@ -123,15 +157,13 @@ export function createMemoryStorage(): Storage {
         content: input.content,
         createdAt: input.at,
       };
-      const earlier = messages.filter((stored) => stored.conversationId === conversation.id);
+      const earlier = messagesOf(conversation.id);
       const history = earlier.slice(Math.max(0, earlier.length - input.historyLimit));
       // Build the events before writing anything, so a throwing builder leaves no trace.
       const events = input.events({ conversation: copy(conversation), conversationCreated: !existing, message: copy(message) });
 
-      if (!existing) {
-        conversations.set(conversation.id, conversation);
-        conversationsByKey.set(conversationKey(conversation.chatbotId, conversation.sessionId), conversation);
-      }
+      conversations.set(conversation.id, conversation);
+      conversationsByKey.set(conversationKey(conversation.chatbotId, conversation.sessionId), conversation);
       messages.push(message);
       usage.set(counter, used + 1);
       outbox.push(...events.map(copy));
@@ -146,7 +178,8 @@ export function createMemoryStorage(): Storage {
       };
     },
     async appendAssistantMessage(input) {
-      if (!conversations.has(input.conversationId)) throw new Error(`No conversation ${input.conversationId}.`);
+      const stored = conversations.get(input.conversationId);
+      if (!stored) throw new Error(`No conversation ${input.conversationId}.`);
       const message: Message = {
         id: input.id,
         conversationId: input.conversationId,
@@ -155,42 +188,72 @@ export function createMemoryStorage(): Storage {
         content: input.content,
         createdAt: input.at,
       };
+      const conversation = { ...stored, messageCount: stored.messageCount + 1, updatedAt: input.at, needsAttention: input.needsAttention };
+      const events = input.events(copy(conversation), copy(message));
+      Object.assign(stored, conversation);
       messages.push(message);
-      return copy(message);
+      outbox.push(...events.map(copy));
+      return { message: copy(message), events: events.map(copy) };
+    },
+    async markNeedsAttention(conversationId, at) {
+      const conversation = conversations.get(conversationId);
+      if (conversation) Object.assign(conversation, { needsAttention: true, updatedAt: Math.max(conversation.updatedAt, at) });
     },
 
     async findConversation(chatbotId, sessionId) {
       const conversation = conversationsByKey.get(conversationKey(chatbotId, sessionId));
       return conversation ? copy(conversation) : null;
     },
+    async getConversation(id) {
+      const conversation = conversations.get(id);
+      return conversation ? summary(conversation) : null;
+    },
+    async listConversations(filter) {
+      return [...conversations.values()]
+        .filter((conversation) => matches(conversation, filter))
+        .sort(byNewest((conversation) => conversation.updatedAt))
+        .slice(0, filter.limit)
+        .map(summary);
+    },
     async setHumanTakeover(input: SetHumanTakeover) {
       const key = conversationKey(input.chatbotId, input.sessionId);
       const existing = conversationsByKey.get(key);
-      if (existing) {
-        existing.humanTakeover = input.humanTakeover;
-        return { conversation: copy(existing), created: false, events: [] };
+      const changed = (existing?.humanTakeover ?? false) !== input.humanTakeover;
+      const conversation: Conversation = existing
+        ? { ...existing, humanTakeover: input.humanTakeover, updatedAt: changed ? input.at : existing.updatedAt }
+        : {
+            id: input.newConversationId,
+            chatbotId: input.chatbotId,
+            sessionId: input.sessionId,
+            humanTakeover: input.humanTakeover,
+            needsAttention: false,
+            messageCount: 0,
+            createdAt: input.at,
+            updatedAt: input.at,
+          };
+      const events = input.events({ conversation: copy(conversation), created: !existing, changed });
+      if (existing) Object.assign(existing, conversation);
+      else {
+        conversations.set(conversation.id, conversation);
+        conversationsByKey.set(key, conversation);
       }
-      const conversation: Conversation = {
-        id: input.newConversationId,
-        chatbotId: input.chatbotId,
-        sessionId: input.sessionId,
-        humanTakeover: input.humanTakeover,
-        createdAt: input.at,
-      };
-      const events = input.events(copy(conversation));
-      conversations.set(conversation.id, conversation);
-      conversationsByKey.set(key, conversation);
       outbox.push(...events.map(copy));
-      return { conversation: copy(conversation), created: true, events: events.map(copy) };
+      return { conversation: copy(conversation), created: !existing, changed, events: events.map(copy) };
     },
     async listMessages(conversationId) {
-      return messages.filter((message) => message.conversationId === conversationId).map(copy);
+      return messagesOf(conversationId).map(copy);
+    },
+    async listMessagesAfter(conversationId, afterMessageId) {
+      const all = messagesOf(conversationId);
+      const index = all.findIndex((message) => message.id === afterMessageId);
+      return index === -1 ? null : all.slice(index + 1).map(copy);
     },
 
     async listOutboxEvents({ limit }) {
       return outbox.slice(0, limit).map(copy);
     },
 
+    ...operator,
     ...webhooks,
 
     async close() {},

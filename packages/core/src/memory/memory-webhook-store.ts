@@ -62,7 +62,7 @@ export function createMemoryWebhookStore(outbox: readonly OutboxEvent[]): Webhoo
       for (const event of events) {
         for (const subscription of [...subscriptions.values()].sort((a, b) => a.createdAt - b.createdAt)) {
           if (!subscriptionMatches(subscription, event)) continue;
-          deliveries.push({ delivery: newDelivery(newId(), subscription.id, event, at), leasedUntil: null });
+          deliveries.push({ delivery: newDelivery(newId(), subscription, event, at), leasedUntil: null });
           created += 1;
         }
       }
@@ -103,12 +103,19 @@ export function createMemoryWebhookStore(outbox: readonly OutboxEvent[]): Webhoo
       stored.leasedUntil = null;
       return copy(stored.delivery);
     },
-    async listDeliveries({ status, limit }) {
+    async listDeliveries({ status, limit, userId, afterId }) {
+      const end = afterId === undefined ? deliveries.length : deliveries.findIndex((stored) => stored.delivery.id === afterId);
       return deliveries
+        .slice(0, Math.max(0, end))
         .filter(({ delivery }) => status === undefined || delivery.status === status)
+        .filter(({ delivery }) => userId === undefined || delivery.userId === userId)
         .reverse()
         .slice(0, limit)
         .map(({ delivery }) => copy(delivery));
+    },
+    async getDelivery(id) {
+      const stored = find(id);
+      return stored ? copy(stored.delivery) : null;
     },
     async retryDelivery(id, at) {
       const stored = find(id);
@@ -125,10 +132,11 @@ export function createMemoryWebhookStore(outbox: readonly OutboxEvent[]): Webhoo
   };
 }
 
-function newDelivery(id: string, subscriptionId: string, event: OutboxEvent, at: number): WebhookDelivery {
+function newDelivery(id: string, subscription: WebhookSubscription, event: OutboxEvent, at: number): WebhookDelivery {
   return {
     id,
-    subscriptionId,
+    subscriptionId: subscription.id,
+    userId: subscription.userId,
     eventId: event.id,
     eventType: event.type,
     status: "pending",

@@ -1,3 +1,5 @@
+import type { IndexedDocument } from "../domain/ingestion.js";
+
 /** The embedding space a chatbot's vectors were made in. */
 export interface EmbeddingSpace {
   embedderId: string;
@@ -11,6 +13,12 @@ export interface DocumentToIndex {
   /** Shown with each chunk in the prompt; weighs more than the body in keyword search. */
   title: string;
   chunks: { text: string; embedding: Float32Array }[];
+  /** The document's title in lists (default `title`): chunk titles may add a page or a heading. */
+  documentTitle?: string;
+  /** `pdf`, `docx`, `html`, `markdown` or `text` (default: from the source's extension, else `text`). */
+  type?: string;
+  /** Size of the extracted text in UTF-8 bytes (default: the chunks' text). */
+  bytes?: number;
 }
 
 /** A chunk found by a search, best first. */
@@ -52,6 +60,16 @@ export interface SearchIndex {
   replaceDocuments(chatbotId: string, space: EmbeddingSpace, documents: DocumentToIndex[]): Promise<{ chunks: number }>;
   /** Removes a document's chunks; false when there were none. */
   deleteDocument(chatbotId: string, source: string): Promise<boolean>;
+  /**
+   * The chatbot's documents, most recently updated first (ties by id ascending), at most
+   * `limit`, after a position. A document is created by its first indexing (id and creation
+   * time chosen by the index) and keeps its id when replaced.
+   */
+  listDocuments(chatbotId: string, options: { limit: number; after?: { at: number; id: string } }): Promise<IndexedDocument[]>;
+  /** One document of the chatbot by id or by source, or null. */
+  getDocument(chatbotId: string, key: { id: string } | { source: string }): Promise<IndexedDocument | null>;
+  /** How many documents and chunks the chatbot has. */
+  documentStats(chatbotId: string): Promise<{ documents: number; chunks: number }>;
   /** The best `k` chunks for `text` by BM25. Any text is safe; text with no words finds nothing. */
   keywordSearch(chatbotId: string, text: string, k: number): Promise<SearchHit[]>;
   /**

@@ -1,12 +1,22 @@
 import type { Chatbot } from "../domain/chatbot.js";
-import type { Conversation, Message, MessageAuthor } from "../domain/conversation.js";
+import type { Conversation, ConversationSummary, Message } from "../domain/conversation.js";
 import type { OutboxEvent } from "../domain/events.js";
+import type { Ingestion } from "../domain/ingestion.js";
 import type { ApiKey, Plan, User } from "../domain/user.js";
 import type { ClaimedDelivery, DeliveryStatus, WebhookDelivery, WebhookSubscription } from "../domain/webhook.js";
 import type { ClaimDueDeliveries, DeliveryAttempt, FanOutOutboxEvents } from "./storage-webhooks.js";
+import type {
+  AppendAssistantMessage,
+  ClaimIngestion,
+  ConversationFilter,
+  IngestionProgressUpdate,
+  PositionedEvent,
+  ReadOutbox,
+  UsageBreakdown,
+} from "./storage-operator.js";
 
 /** The fields of a chatbot its owner may change after creation. */
-export type ChatbotChanges = Partial<Pick<Chatbot, "isActive" | "deletedAt" | "name" | "systemPrompt" | "fallbackMessage" | "model" | "provider">>;
+export type ChatbotChanges = Partial<Pick<Chatbot, "isActive" | "deletedAt" | "name" | "systemPrompt" | "fallbackMessage" | "model" | "provider" | "updatedAt">>;
 
 /** Everything {@link Storage.acceptUserMessage} needs; ids and times come from the core. */
 export interface AcceptUserMessage {
@@ -61,8 +71,11 @@ export interface SetHumanTakeover {
   sessionId: string;
   humanTakeover: boolean;
   newConversationId: string;
-  /** Builds `conversation.started` when the call creates the conversation. */
-  events: (conversation: Conversation) => OutboxEvent[];
+  /**
+   * Builds the step's events from what it decided: `conversation.started` when it created the
+   * conversation, a takeover event when the flag changed (a new conversation taken over counts).
+   */
+  events: (facts: { conversation: Conversation; created: boolean; changed: boolean }) => OutboxEvent[];
   at: number;
 }
 
@@ -91,6 +104,12 @@ export interface Storage {
   findApiKeyByHash(keyHash: string): Promise<{ apiKey: ApiKey; user: User } | null>;
   /** Marks a key revoked (idempotent: a second call keeps the first `revokedAt`); null when no such key exists. */
   revokeApiKey(id: string, at: number): Promise<ApiKey | null>;
+  /** The key with that id, or null. */
+  getApiKey(id: string): Promise<ApiKey | null>;
+  /** The user's keys, revoked ones included, newest first (ties by id ascending). */
+  listApiKeys(userId: string): Promise<ApiKey[]>;
+  /** Records that the key authenticated a request at `at`. */
+  touchApiKey(id: string, at: number): Promise<void>;
 
   /**
    * Stores a new chatbot under the first free slug of `baseSlug`, `baseSlug-2`, `baseSlug-3`, …
@@ -114,18 +133,53 @@ export interface Storage {
    * history before it. Concurrent calls never exceed the limit.
    */
   acceptUserMessage(input: AcceptUserMessage): Promise<AcceptUserMessageResult>;
-  /** Appends an assistant message (the model's reply or a human agent's). */
-  appendAssistantMessage(input: { id: string; conversationId: string; content: string; author: Exclude<MessageAuthor, "end_user">; at: number }): Promise<Message>;
+  /**
+   * Appends an assistant message (the model's reply or a human agent's) with its outbox events,
+   * as one step: the conversation's activity, count and `needsAttention` change with it.
+   */
+  appendAssistantMessage(input: AppendAssistantMessage): Promise<{ message: Message; events: OutboxEvent[] }>;
+  /** Marks a conversation as needing an agent (the provider failed on its latest message). */
+  markNeedsAttention(conversationId: string, at: number): Promise<void>;
 
   /** The conversation of (chatbotId, sessionId), or null. */
   findConversation(chatbotId: string, sessionId: string): Promise<Conversation | null>;
+  /** The conversation with that id and its latest message, or null. */
+  getConversation(id: string): Promise<ConversationSummary | null>;
+  /** The owner's conversations, newest activity first (ties by id ascending), at most `limit`. */
+  listConversations(filter: ConversationFilter): Promise<ConversationSummary[]>;
   /** Starts or ends a takeover, creating the conversation (with its events) when needed. */
-  setHumanTakeover(input: SetHumanTakeover): Promise<{ conversation: Conversation; created: boolean; events: OutboxEvent[] }>;
+  setHumanTakeover(input: SetHumanTakeover): Promise<{ conversation: Conversation; created: boolean; changed: boolean; events: OutboxEvent[] }>;
   /** Every message of a conversation in the order stored (oldest first, also when times are equal); [] when unknown. */
   listMessages(conversationId: string): Promise<Message[]>;
+  /**
+   * The messages stored after the message `afterMessageId` of the same conversation, oldest
+   * first; null when that message is not one of the conversation's.
+   */
+  listMessagesAfter(conversationId: string, afterMessageId: string): Promise<Message[] | null>;
 
   /** The oldest `limit` outbox events, in the order they were written. */
   listOutboxEvents(options: { limit: number }): Promise<OutboxEvent[]>;
+  /** Outbox events after a position, oldest first: the feed live streams read. */
+  readOutbox(options: ReadOutbox): Promise<PositionedEvent[]>;
+  /** The position of an event (to resume after it), or null for an unknown id. */
+  outboxPosition(eventId: string): Promise<number | null>;
+  /** The position of the newest event; 0 for an empty outbox. */
+  latestOutboxPosition(): Promise<number>;
+
+  /** User messages of the owner's chatbots from `from` (inclusive) to `to` (exclusive), per chatbot and per UTC day. */
+  getUsageBreakdown(userId: string, range: { from: number; to: number }): Promise<UsageBreakdown>;
+
+  /** Stores a new ingestion (queued). */
+  createIngestion(ingestion: Ingestion): Promise<Ingestion>;
+  /** The ingestion with that id, or null. */
+  getIngestion(id: string): Promise<Ingestion | null>;
+  /**
+   * One step: leases the oldest queued ingestion, or a running one whose lease has ended (its
+   * runner died), marks it running from scratch (progress reset) and returns it; null when none.
+   */
+  claimIngestion(input: ClaimIngestion): Promise<Ingestion | null>;
+  /** Records progress (and extends the lease) or the end of a running ingestion; null when unknown. */
+  updateIngestion(id: string, update: IngestionProgressUpdate): Promise<Ingestion | null>;
 
   /** Stores a webhook subscription. */
   createWebhookSubscription(subscription: WebhookSubscription): Promise<WebhookSubscription>;
@@ -156,8 +210,14 @@ export interface Storage {
    * so a late or repeated outcome never overwrites a newer one. Returns the delivery as recorded.
    */
   recordDeliveryAttempt(input: DeliveryAttempt): Promise<WebhookDelivery | null>;
-  /** Deliveries, newest first, at most `limit`, optionally only those of one status. */
-  listDeliveries(options: { status?: DeliveryStatus; limit: number }): Promise<WebhookDelivery[]>;
+  /**
+   * Deliveries, newest first (the reverse of their creation order), at most `limit`, optionally
+   * only one status, one user's (by their subscriptions, removed ones included), or only those
+   * after the delivery `afterId` in that order.
+   */
+  listDeliveries(options: { status?: DeliveryStatus; limit: number; userId?: string; afterId?: string }): Promise<WebhookDelivery[]>;
+  /** The delivery with that id, or null. */
+  getDelivery(id: string): Promise<WebhookDelivery | null>;
   /**
    * Makes a delivery due at `at`: a failed or delivered one becomes pending again with its
    * attempts reset (a new retry schedule); a pending one is only brought forward, unless an
@@ -169,6 +229,22 @@ export interface Storage {
   close(): Promise<void>;
 }
 
+/** The operator part of the Storage port served apart by adapters: inbox lists, the outbox feed, usage, ingestions. */
+export type OperatorStorage = Pick<
+  Storage,
+  | "getConversation"
+  | "listConversations"
+  | "listMessagesAfter"
+  | "readOutbox"
+  | "outboxPosition"
+  | "latestOutboxPosition"
+  | "getUsageBreakdown"
+  | "createIngestion"
+  | "getIngestion"
+  | "claimIngestion"
+  | "updateIngestion"
+>;
+
 /** The webhook part of the Storage port: subscriptions and their deliveries. */
 export type WebhookStorage = Pick<
   Storage,
@@ -179,5 +255,6 @@ export type WebhookStorage = Pick<
   | "claimDueDeliveries"
   | "recordDeliveryAttempt"
   | "listDeliveries"
+  | "getDelivery"
   | "retryDelivery"
 >;

@@ -45,9 +45,14 @@ describe("webhook dispatcher, when receivers fail", () => {
     }
     expect(receiver.requests).toHaveLength(0);
     await receiver.reopen();
+    // Seven deliveries to one receiver: two rounds at four attempts in flight per subscription.
     await dispatcher.runOnce();
-    expect(receiver.requests.map(bodyOf).map((body) => body.data.content ?? body.type).sort()).toEqual(["conversation.started", "one", "three", "two"]);
-    expect((await deliveries()).map((delivery) => delivery.status)).toEqual(["delivered", "delivered", "delivered", "delivered"]);
+    await dispatcher.runOnce();
+    // Each message and the model's reply to it (message.sent), and the conversation's start.
+    expect(receiver.requests.map(bodyOf).map((body) => body.data.content ?? body.type).sort()).toEqual([
+      "conversation.started", "echo: one", "echo: three", "echo: two", "one", "three", "two",
+    ]);
+    expect((await deliveries()).map((delivery) => delivery.status)).toEqual(Array(7).fill("delivered"));
   });
 
   it("does not follow a redirect: a 3xx is retried like any other failure", async () => {

@@ -11,8 +11,8 @@ describe("webhook dispatcher", () => {
     const { dispatcher, send, subscription, chatbot, deliveries } = await setupWebhooks(receiver, { startAt: Date.now() * 1000 });
     await send("Where is my order?");
     const reports = await dispatcher.runOnce();
-    expect(reports.map((report) => report.outcome)).toEqual(["delivered", "delivered"]);
-    expect(receiver.requests).toHaveLength(2);
+    expect(reports.map((report) => report.outcome)).toEqual(["delivered", "delivered", "delivered"]);
+    expect(receiver.requests).toHaveLength(3);
     const verifier = new Webhook(subscription.secret);
     for (const request of receiver.requests) {
       expect(() => verifier.verify(request.body, request.headers)).not.toThrow();
@@ -20,7 +20,8 @@ describe("webhook dispatcher", () => {
       expect(request.headers["webhook-timestamp"]).toMatch(/^\d{10}$/);
     }
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString("base64")}`).verify(receiver.requests[0]!.body, receiver.requests[0]!.headers)).toThrow();
-    const [started, received] = bodiesByType(receiver.requests);
+    const [started, received, sent] = bodiesByType(receiver.requests);
+    expect(sent).toMatchObject({ type: "message.sent", data: { chatbot_id: chatbot.id, session_id: "visitor-1", role: "assistant", author: "model", content: "echo: Where is my order?" } });
     expect(Object.keys(received!)).toEqual(["type", "timestamp", "data"]);
     expect(started).toMatchObject({ type: "conversation.started", data: { chatbot_id: chatbot.id, session_id: "visitor-1" } });
     expect(received).toMatchObject({
@@ -100,6 +101,7 @@ describe("webhook dispatcher", () => {
     await dispatcher.runOnce();
     expect(bodiesByType(receiver.requests)).toMatchObject([
       { type: "conversation.started", data: { session_id: "visitor-9" } },
+      { type: "conversation.takeover_started", data: { session_id: "visitor-9" } },
       { type: "message.received", data: { session_id: "visitor-9", content: "Is anyone there?", human_takeover: true } },
     ]);
   });
@@ -112,10 +114,12 @@ describe("webhook dispatcher", () => {
     await parley.admin.createWebhookSubscription({ userId: user.id, url: startsOnly.url, eventTypes: ["conversation.started"] });
     await send("first bot", "visitor-1", chatbot.id);
     await send("second bot", "visitor-2", other.id);
+    // Six deliveries to the first receiver: two rounds at four attempts in flight per subscription.
+    await dispatcher.runOnce();
     await dispatcher.runOnce();
     const summary = (receiver: typeof anyType) => bodiesByType(receiver.requests).map((body) => `${body.type} ${String(body.data.chatbot_id === other.id ? "other" : "first")}`);
-    expect(summary(anyType)).toHaveLength(4);
-    expect(summary(botOnly).sort()).toEqual(["conversation.started other", "message.received other"]);
+    expect(summary(anyType)).toHaveLength(6);
+    expect(summary(botOnly).sort()).toEqual(["conversation.started other", "message.received other", "message.sent other"]);
     expect(summary(startsOnly).sort()).toEqual(["conversation.started first", "conversation.started other"]);
   });
 });

@@ -55,6 +55,20 @@ const search: PostgresMigration = {
         PRIMARY KEY (bot, term, chunk_id)
       );
       CREATE INDEX search_postings_by_chunk ON search_postings (chunk_id);
+      -- The documents of each chatbot's knowledge, written with their chunks (SQLite's 006).
+      CREATE TABLE search_documents (
+        id TEXT NOT NULL PRIMARY KEY,
+        bot BIGINT NOT NULL REFERENCES search_chatbots (key),
+        source BYTEA NOT NULL,
+        title BYTEA NOT NULL,
+        type TEXT NOT NULL,
+        chunks INTEGER NOT NULL CHECK (chunks >= 0),
+        bytes BIGINT NOT NULL CHECK (bytes >= 0),
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        UNIQUE (bot, source)
+      );
+      CREATE INDEX search_documents_by_update ON search_documents (bot, updated_at DESC, id);
     `);
   },
 };

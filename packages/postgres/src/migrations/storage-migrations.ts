@@ -1,8 +1,8 @@
 import type { PostgresMigration } from "./migrate.js";
 
 /**
- * Users, plans, keys, chatbots, conversations, messages, usage, outbox, webhooks: the schema of
- * SQLite's migrations 001 and 003 in PostgreSQL's types. Times are BIGINT microseconds since the
+ * Users, plans, keys, chatbots, conversations, messages, usage, outbox, webhooks, ingestions:
+ * the schema of SQLite's migrations 001, 003 and 005 in PostgreSQL's types. Times are BIGINT microseconds since the
  * Unix epoch (UTC). Tables whose order matters carry a `seq` identity, so insertion order
  * survives equal timestamps. Text columns are TEXT; PostgreSQL cannot store NUL in TEXT, so
  * the adapter escapes it (postgres-text.ts).
@@ -30,8 +30,10 @@ const storage: PostgresMigration = {
         user_id TEXT NOT NULL REFERENCES users (id),
         name TEXT NOT NULL,
         key_hash TEXT NOT NULL UNIQUE,
+        scope TEXT NOT NULL DEFAULT 'chat' CHECK (scope IN ('chat', 'admin')),
         created_at BIGINT NOT NULL,
-        revoked_at BIGINT
+        revoked_at BIGINT,
+        last_used_at BIGINT
       );
       CREATE INDEX api_keys_by_user ON api_keys (user_id);
       CREATE TABLE chatbots (
@@ -45,18 +47,27 @@ const storage: PostgresMigration = {
         fallback_message TEXT NOT NULL,
         is_active BOOLEAN NOT NULL,
         created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
         deleted_at BIGINT
       );
       CREATE INDEX chatbots_by_owner ON chatbots (owner_id, created_at DESC, id);
       CREATE UNIQUE INDEX chatbots_live_slug ON chatbots (owner_id, slug) WHERE deleted_at IS NULL;
+      -- owner_id copies the chatbot's owner (which never changes), so one user's inbox is one
+      -- index range, newest activity first.
       CREATE TABLE conversations (
         id TEXT NOT NULL PRIMARY KEY,
         chatbot_id TEXT NOT NULL REFERENCES chatbots (id),
+        owner_id TEXT NOT NULL,
         session_id TEXT NOT NULL,
         human_takeover BOOLEAN NOT NULL,
+        needs_attention BOOLEAN NOT NULL DEFAULT false,
+        message_count BIGINT NOT NULL DEFAULT 0,
         created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
         UNIQUE (chatbot_id, session_id)
       );
+      CREATE INDEX conversations_by_owner_activity ON conversations (owner_id, updated_at DESC, id);
+      CREATE INDEX conversations_by_chatbot_activity ON conversations (chatbot_id, updated_at DESC, id);
       CREATE TABLE messages (
         seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         id TEXT NOT NULL UNIQUE,
@@ -87,6 +98,7 @@ const storage: PostgresMigration = {
         dispatched_at BIGINT
       );
       CREATE INDEX outbox_events_pending ON outbox_events (seq) WHERE dispatched_at IS NULL;
+      CREATE INDEX outbox_events_by_user ON outbox_events (user_id, seq);
       CREATE TABLE webhook_subscriptions (
         seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         id TEXT NOT NULL UNIQUE,
@@ -103,6 +115,8 @@ const storage: PostgresMigration = {
         seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         id TEXT NOT NULL UNIQUE,
         subscription_id TEXT NOT NULL,
+        -- The subscription's user, so the delivery stays listed as theirs after it is removed.
+        user_id TEXT NOT NULL,
         event_id TEXT NOT NULL REFERENCES outbox_events (id),
         event_type TEXT NOT NULL,
         status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
@@ -119,6 +133,25 @@ const storage: PostgresMigration = {
       );
       CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, seq) WHERE status = 'pending';
       CREATE INDEX webhook_deliveries_by_status ON webhook_deliveries (status, seq);
+      CREATE INDEX webhook_deliveries_by_user ON webhook_deliveries (user_id, seq);
+      CREATE TABLE ingestions (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        user_id TEXT NOT NULL REFERENCES users (id),
+        chatbot_id TEXT NOT NULL REFERENCES chatbots (id),
+        status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'succeeded', 'failed')),
+        request TEXT NOT NULL,
+        documents_total BIGINT,
+        documents_done BIGINT NOT NULL DEFAULT 0,
+        chunks BIGINT NOT NULL DEFAULT 0,
+        errors TEXT NOT NULL DEFAULT '[]',
+        created_at BIGINT NOT NULL,
+        started_at BIGINT,
+        finished_at BIGINT,
+        leased_until BIGINT,
+        CHECK ((status = 'running') = (leased_until IS NOT NULL))
+      );
+      CREATE INDEX ingestions_open ON ingestions (status, seq) WHERE status IN ('queued', 'running');
     `);
   },
 };

@@ -35,13 +35,13 @@ export const ADMIN_COMMANDS: Command[] = [
   },
   {
     name: "key create",
-    usage: "parley key create --user USER_ID [--name N]",
-    summary: "Issue an API key; the key is printed only this once.",
-    options: { user: text, name: text },
+    usage: "parley key create --user USER_ID [--name N] [--scope chat|admin]",
+    summary: "Issue an API key (scope chat by default; admin also opens the operator API); the key is printed only this once.",
+    options: { user: text, name: text, scope: text },
     positionals: { min: 0, max: 0 },
     async run(input, { runtime }) {
-      const { apiKey, key } = await runtime.parley.admin.createApiKey({ userId: required(input, "user"), name: optional(input, "name") });
-      return { id: apiKey.id, key };
+      const { apiKey, key } = await runtime.parley.admin.createApiKey({ userId: required(input, "user"), name: optional(input, "name"), scope: optional(input, "scope") });
+      return { id: apiKey.id, key, scope: apiKey.scope };
     },
   },
   {

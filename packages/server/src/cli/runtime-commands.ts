@@ -55,6 +55,8 @@ export const RUNTIME_COMMANDS: Command[] = [
       const running = await startServer({ runtime, port, host, log: consoleLog });
       // Webhook delivery runs beside the server; running.stop() waits for it before closing the database.
       runtime.dispatcher.start();
+      // Ingestions queued by the API run here, and those a stopped process left are resumed.
+      runtime.ingestions.start();
       const ollama = seed?.provider === "ollama" ? await ollamaAnswers(config.providers.ollama.host) : undefined;
       io.stderr.write(`${banner(running.url, config, seed, ollama)}\n`);
       await new Promise<void>((resolve) => {

@@ -3,15 +3,15 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError, statusForCode } from "./http-error.js";
 import { createRedactor } from "./redact.js";
-import { matchRoute } from "./routes.js";
+import { checkScope, matchRoute } from "./routes.js";
 
 /** Where the server writes its JSON log lines. */
 export type LogSink = (line: Record<string, unknown>) => void;
 
-/** A JSON-lines logger: access lines on stdout, faults on stderr. */
+/** A JSON-lines logger: access lines on stdout, warnings and faults on stderr (a CLI command's stdout stays its JSON). */
 export const consoleLog: LogSink = (line) => {
   const text = `${JSON.stringify({ time: new Date().toISOString(), ...line })}\n`;
-  (line.level === "error" ? process.stderr : process.stdout).write(text);
+  (line.level === "error" || line.level === "warn" ? process.stderr : process.stdout).write(text);
 };
 
 /** An `x-request-id` the server echoes; any other value is replaced by a fresh UUID. */
@@ -32,19 +32,23 @@ function outcome(status: number, body: unknown, headers: Record<string, string>,
   return { status, body, headers, keyId };
 }
 
+/** Answers `GET /v1/admin/events` as a stream; resolves when the stream has ended. */
+export type EventStreamHandler = (context: { caller: Caller; request: IncomingMessage; response: ServerResponse; headers: Record<string, string> }) => Promise<void>;
+
 /** The node:http request listener of the Parley API. */
-export function createRequestHandler(options: { parley: Parley; log?: LogSink; secrets?: readonly string[] }) {
+export function createRequestHandler(options: { parley: Parley; log?: LogSink; secrets?: readonly string[]; streamEvents?: EventStreamHandler }) {
   const { parley } = options;
   const sink = options.log ?? consoleLog;
   const redact = createRedactor(options.secrets ?? []);
   const log: LogSink = (line) => sink(redact(line));
 
-  async function handle(request: IncomingMessage, requestId: string, path: string): Promise<Outcome> {
+  /** The outcome to write, or null when a stream answered (and has ended). */
+  async function handle(request: IncomingMessage, response: ServerResponse, requestId: string, path: string, search: string): Promise<Outcome | null> {
     const method = request.method ?? "GET";
     if (path === "/healthz") return method === "GET" ? outcome(200, { status: "ok" }, {}) : methodNotAllowed(["GET"]);
     const route = matchRoute(method, path);
     if (!route) return refusal(new HttpError(404, "Not found."), requestId);
-    if (!route.handler) return methodNotAllowed(route.allowed);
+    if (!route.handler && !route.stream) return methodNotAllowed(route.allowed);
 
     // docs/design.md §4 order: 401, then the per-key rate limit, then the body and the chatbot.
     let caller: Caller;
@@ -62,7 +66,13 @@ export function createRequestHandler(options: { parley: Parley; log?: LogSink; s
       return outcome(refused.status, refused.body, refused.headers, keyId);
     }
     try {
-      const result = await route.handler({ parley, caller, request, params: route.params });
+      checkScope(route.admin, caller);
+      if (route.stream) {
+        if (!options.streamEvents) throw new HttpError(404, "Not found.");
+        await options.streamEvents({ caller, request, response, headers });
+        return null;
+      }
+      const result = await route.handler!({ parley, caller, request, params: route.params, query: new URLSearchParams(search) });
       return outcome(result.status, result.body, headers, keyId);
     } catch (error) {
       const refused = refusal(error, requestId);
@@ -94,14 +104,20 @@ export function createRequestHandler(options: { parley: Parley; log?: LogSink; s
     const url = request.url ?? "/";
     const query = url.indexOf("?");
     const path = query === -1 ? url : url.slice(0, query);
-    handle(request, requestId, path)
+    handle(request, response, requestId, path, query === -1 ? "" : url.slice(query + 1))
       .catch((error: unknown) => refusal(error, requestId))
       .then((outcome) => {
-        const payload = JSON.stringify(outcome.body);
+        if (outcome === null) {
+          log({ level: "info", msg: "request", request_id: requestId, method: request.method, path, status: 200, duration_ms: Math.round(performance.now() - started), stream: true });
+          return;
+        }
+        // 204 answers carry no body at all.
+        const payload = outcome.status === 204 ? "" : JSON.stringify(outcome.body);
         response.writeHead(outcome.status, {
-          "content-type": "application/json; charset=utf-8",
-          "content-length": Buffer.byteLength(payload),
+          ...(outcome.status === 204 ? {} : { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(payload) }),
           "x-request-id": requestId,
+          // Answers carry system prompts and replies: no browser or proxy may keep a copy.
+          "cache-control": "no-store",
           ...outcome.headers,
         });
         response.end(payload);

@@ -21,6 +21,7 @@ export function statusForCode(code: ErrorCode): number {
     case "unauthorized":
       return 401;
     case "chatbot_paused":
+    case "forbidden":
       return 403;
     case "not_found":
       return 404;

@@ -46,6 +46,10 @@ export const headers = {
     description: "The request's id: the `X-Request-Id` the client sent when it matches the parameter's pattern, else a fresh UUID. Also in the access log line.",
     schema: { type: "string" },
   },
+  "Cache-Control": {
+    description: "Always `no-store`: answers carry system prompts and replies, so no browser or proxy may keep a copy.",
+    schema: { type: "string", const: "no-store" },
+  },
   "RateLimit-Limit": integerHeader("Requests allowed per API key in any 60-second window (`PARLEY_KEY_RATE_LIMIT`, default 60). On every response to an authenticated request."),
   "RateLimit-Remaining": integerHeader("Requests this key may still make in the current window."),
   "RateLimit-Reset": integerHeader("Seconds until the window holds none of this key's requests."),
@@ -105,8 +109,8 @@ export const parameters = {
 
 type Example = [name: string, summary: string, detail: string];
 
-/** Header sets: every answer carries X-Request-Id; an admitted request adds the RateLimit trio. */
-const REQUEST_ID = ["X-Request-Id"];
+/** Header sets: every answer carries X-Request-Id and Cache-Control; an admitted request adds the RateLimit trio. */
+const REQUEST_ID = ["X-Request-Id", "Cache-Control"];
 const ADMITTED = [...REQUEST_ID, "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"];
 
 function headerRefs(names: string[]) {

@@ -32,7 +32,7 @@ const chatOperation = {
   parameters: [ref("parameters", "ChatbotId"), ref("parameters", "RequestId")],
   requestBody: {
     required: true,
-    description: `At most 1 MiB, \`Content-Type: application/json\`. Unknown fields are ignored. \`message\` is trimmed before its length is checked. Without \`session_id\`, all calls of one user share the conversation \`api-<user id>\`.`,
+    description: `At most 1 MiB, \`Content-Type: application/json\`. Unknown fields are ignored. \`message\` is trimmed before its length is checked. Without \`session_id\`, all calls of one user, with any of its keys, share the conversation \`api-<user id>\`: send one \`session_id\` per end user.`,
     content: {
       "application/json": {
         schema: ref("schemas", "ChatRequest"),

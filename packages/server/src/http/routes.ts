@@ -1,34 +1,46 @@
-import type { Caller, Parley } from "@parley/core";
+import { requireAdminScope, type Caller, type Parley } from "@parley/core";
 import type { IncomingMessage } from "node:http";
+import { ADMIN_ROUTES } from "./admin-routes.js";
 import { readJsonBody } from "./read-json-body.js";
 import { checkChatRequest } from "./schemas.js";
 
-/** What a route handler returns: a status and a JSON body. */
+/** What a route handler returns: a status and a JSON body (none for 204). */
 export interface RouteResult {
   status: number;
   body: unknown;
 }
 
-/** A route's handler, called once the caller is authenticated and admitted. */
-export type RouteHandler = (context: { parley: Parley; caller: Caller; request: IncomingMessage; params: string[] }) => Promise<RouteResult>;
+/** What a handler gets once the caller is authenticated and admitted. */
+export interface RouteContext {
+  parley: Parley;
+  caller: Caller;
+  request: IncomingMessage;
+  /** Path parameters, percent-decoded, one segment each. */
+  params: string[];
+  query: URLSearchParams;
+}
 
-interface Route {
-  pattern: RegExp;
+/** A route's handler. */
+export type RouteHandler = (context: RouteContext) => Promise<RouteResult>;
+
+/** A path template (`([^/]+)` for each parameter) and its handlers by method. */
+export interface Route {
+  template: string;
   methods: Partial<Record<string, RouteHandler>>;
 }
 
-/** The three routes of the spec. Path parameters are one segment each. */
-const ROUTES: Route[] = [
+/** The three routes of the spec, and the session messages route for chat keys (docs/design.md §10). */
+const SPEC_ROUTES: Route[] = [
   {
-    pattern: /^\/v1\/chatbots$/,
+    template: "/v1/chatbots",
     methods: { GET: async ({ parley, caller }) => ({ status: 200, body: await parley.listChatbots(caller) }) },
   },
   {
-    pattern: /^\/v1\/chatbots\/([^/]+)$/,
+    template: "/v1/chatbots/([^/]+)",
     methods: { GET: async ({ parley, caller, params }) => ({ status: 200, body: await parley.getChatbot(caller, params[0]!) }) },
   },
   {
-    pattern: /^\/v1\/chatbots\/([^/]+)\/chat$/,
+    template: "/v1/chatbots/([^/]+)/chat",
     methods: {
       POST: async ({ parley, caller, request, params }) => {
         const body = await readJsonBody(request);
@@ -39,17 +51,40 @@ const ROUTES: Route[] = [
       },
     },
   },
+  {
+    template: "/v1/chatbots/([^/]+)/sessions/([^/]+)/messages",
+    methods: {
+      GET: async ({ parley, caller, params, query }) => ({
+        status: 200,
+        body: await parley.listSessionMessages(caller, params[0]!, params[1]!, { after: query.get("after") ?? undefined }),
+      }),
+    },
+  },
 ];
 
+/** The live events route; its stream handler is attached by the server, which owns the feed. */
+export const EVENTS_TEMPLATE = "/v1/admin/events";
+
+/** Every route the server answers (besides `/healthz` and the console), in match order. */
+export const ROUTES: readonly Route[] = [...SPEC_ROUTES, { template: EVENTS_TEMPLATE, methods: {} }, ...ADMIN_ROUTES];
+
+const COMPILED = ROUTES.map((route) => ({ route, pattern: new RegExp(`^${route.template}$`), admin: route.template.startsWith("/v1/admin/") }));
+
 /** The route for a path: its handler for the method, or the methods it allows; null when no route matches. */
-export function matchRoute(method: string, path: string): { handler: RouteHandler | undefined; allowed: string[]; params: string[] } | null {
-  for (const route of ROUTES) {
-    const match = route.pattern.exec(path);
+export function matchRoute(method: string, path: string) {
+  for (const { route, pattern, admin } of COMPILED) {
+    const match = pattern.exec(path);
     if (!match) continue;
     const params = match.slice(1).map(decodeSegment);
-    return { handler: route.methods[method], allowed: Object.keys(route.methods), params };
+    const allowed = route.template === EVENTS_TEMPLATE ? ["GET"] : Object.keys(route.methods);
+    return { handler: route.methods[method], stream: route.template === EVENTS_TEMPLATE && method === "GET", allowed, params, admin };
   }
   return null;
+}
+
+/** The operator API's scope rule, before any body is read: a chat key gets 403 whatever it sent. */
+export function checkScope(admin: boolean, caller: Caller): void {
+  if (admin) requireAdminScope(caller);
 }
 
 /** A percent-decoded path segment; a malformed escape stays as it is (and will not be a valid id). */

@@ -12,7 +12,7 @@ export const chatRequestSchema = {
       type: "string",
       minLength: 1,
       maxLength: MAX_SESSION_ID_CHARS,
-      description: "Identifies the session so history carries across turns. Defaults to `api-<user id>`.",
+      description: "Identifies the session so history carries across turns. Defaults to `api-<user id>`, one conversation for every call of the user (with any of its keys) that sends none: an integration serving several end users must send one per end user, or their histories mix.",
     },
   },
 } as const;

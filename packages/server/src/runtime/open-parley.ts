@@ -3,6 +3,7 @@ import {
   createLocalEmbedder,
   createParley,
   type Embedder,
+  type IngestionRunner,
   type Parley,
   type RateLimiter,
   type SearchIndex,
@@ -11,9 +12,9 @@ import {
   type WebhookSecrets,
 } from "@parley/core";
 import { createChatModels, createRemoteEmbedder } from "@parley/providers";
-import { createSqliteSearchIndex, createSqliteStorage, openDatabase, schemaVersion, type SqliteSearchIndex } from "@parley/sqlite";
+import { createSqliteSearchIndex, createSqliteStorage, openDatabase, schemaVersion, type DatabaseFileModes, type SqliteSearchIndex } from "@parley/sqlite";
 import type { Database } from "better-sqlite3";
-import { consoleLog } from "../http/create-request-handler.js";
+import { consoleLog, type LogSink } from "../http/create-request-handler.js";
 import type { ServerConfig } from "./config.js";
 import { loadWebhookMasterKey } from "./webhook-master-key.js";
 
@@ -27,6 +28,8 @@ export interface ParleyRuntime {
   webhookSecrets: WebhookSecrets;
   /** Webhook delivery; idle until `start()` (`parley serve` starts it, and stops it before closing). */
   dispatcher: WebhookDispatcher;
+  /** Background ingestions; idle until `start()` (`parley serve` starts it, and stops it before closing). */
+  ingestions: IngestionRunner;
   searchIndex: SearchIndex;
   /** Reads the search index ahead while idle (SQLite's in-process postings; nothing to do on PostgreSQL). */
   warmUp(options?: { signal?: AbortSignal }): Promise<{ chatbots: number; words: number }>;
@@ -53,7 +56,7 @@ export function embedderFor(config: ServerConfig): Embedder {
 }
 
 /** The core wired to the given engines, the configured embedder and all three providers. */
-export function wireParley(config: ServerConfig, engines: { storage: Storage; searchIndex: SearchIndex; rateLimiter?: RateLimiter }) {
+export function wireParley(config: ServerConfig, engines: { storage: Storage; searchIndex: SearchIndex; rateLimiter?: RateLimiter }, log: LogSink = consoleLog) {
   const embedder = embedderFor(config);
   // Loaded on first use, so commands that never touch webhooks create no key file.
   const webhookSecrets = createDerivedWebhookSecrets(() => loadWebhookMasterKey(config));
@@ -68,18 +71,23 @@ export function wireParley(config: ServerConfig, engines: { storage: Storage; se
     },
   });
   const secrets = [config.providers.openai.apiKey, config.providers.anthropic.apiKey, config.secretKey].filter((secret): secret is string => secret !== undefined);
-  const dispatcher = parley.createWebhookDispatcher({ log: consoleLog });
-  return { parley, embedder, webhookSecrets, dispatcher, secrets };
+  const dispatcher = parley.createWebhookDispatcher({ log });
+  const ingestions = parley.createIngestionRunner({ log });
+  return { parley, embedder, webhookSecrets, dispatcher, ingestions, secrets };
 }
 
 /**
  * Opens (creating and migrating) the SQLite database and wires the core to the SQLite storage
- * and search index. `openRuntime` picks PostgreSQL and Redis instead when configured.
+ * and search index. `openRuntime` picks PostgreSQL and Redis instead when configured. `log`
+ * receives the warning about database files other users could read, and the webhook
+ * dispatcher's lines.
  */
-export function openParley(config: ServerConfig, options: { rateLimiter?: RateLimiter } = {}): SqliteRuntime {
-  const database = openDatabase({ path: config.databasePath });
+export function openParley(config: ServerConfig, options: { rateLimiter?: RateLimiter; log?: LogSink } = {}): SqliteRuntime {
+  const log = options.log ?? consoleLog;
+  const database = openDatabase({ path: config.databasePath, onFileModes: (report) => logFileModes(log, report) });
   const searchIndex = createSqliteSearchIndex({ database });
-  const wired = wireParley(config, { storage: createSqliteStorage({ database }), searchIndex, ...options });
+  const engines = { storage: createSqliteStorage({ database }), searchIndex, ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }) };
+  const wired = wireParley(config, engines, log);
   return {
     engine: "sqlite",
     ...wired,
@@ -90,4 +98,24 @@ export function openParley(config: ServerConfig, options: { rateLimiter?: RateLi
     schemaVersions: async () => ({ sqlite: schemaVersion(database) }),
     close: () => database.close(),
   };
+}
+
+/** One warning line for the files made owner-only, and one for those left as they were. */
+function logFileModes(log: LogSink, report: DatabaseFileModes): void {
+  if (report.tightened.length > 0) {
+    log({
+      level: "warn",
+      event: "database_files_tightened",
+      detail: "Other local users could read the database files; they are now owner-only (mode 0600).",
+      files: report.tightened,
+    });
+  }
+  if (report.untouched.length > 0) {
+    log({
+      level: "warn",
+      event: "database_files_left_open",
+      detail: "Other local users can read the database files, and only their owner may change that (chmod 600).",
+      files: report.untouched,
+    });
+  }
 }

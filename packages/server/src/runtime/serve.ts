@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { consoleLog, createRequestHandler, type LogSink } from "../http/create-request-handler.js";
+import { createEventStreams } from "../http/event-stream.js";
 import type { ParleyRuntime } from "./open-parley.js";
 
 /** A running server. */
@@ -16,8 +17,14 @@ export interface RunningServer {
 }
 
 /** Serves the Parley API on `host:port`. */
-export async function startServer(options: { runtime: ParleyRuntime; port: number; host: string; log?: LogSink }): Promise<RunningServer> {
-  const server = createServer({ keepAliveTimeout: 5_000 }, createRequestHandler({ parley: options.runtime.parley, log: options.log ?? consoleLog, secrets: options.runtime.secrets }));
+export async function startServer(options: { runtime: ParleyRuntime; port: number; host: string; log?: LogSink; heartbeatMs?: number }): Promise<RunningServer> {
+  // One reader of the outbox feeds every live stream of this process (docs/api.md, "Live events").
+  const feed = options.runtime.parley.createEventFeed();
+  const streams = createEventStreams({ feed, heartbeatMs: options.heartbeatMs });
+  const server = createServer(
+    { keepAliveTimeout: 5_000 },
+    createRequestHandler({ parley: options.runtime.parley, log: options.log ?? consoleLog, secrets: options.runtime.secrets, streamEvents: streams.handler }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {
@@ -34,16 +41,28 @@ export async function startServer(options: { runtime: ParleyRuntime; port: numbe
     (error: unknown) => log({ level: "error", event: "search_warm_up_failed", error: error instanceof Error ? error.message.split("\n")[0] : String(error) }),
   );
   const address = server.address() as AddressInfo;
+  if (!isLoopback(address.address)) {
+    log({
+      level: "warn",
+      event: "listening_beyond_loopback",
+      address: address.address,
+      detail:
+        'The server accepts connections from other machines, and API keys travel in request headers: put it behind a reverse proxy that terminates TLS (docs/configuration.md, "Behind TLS").',
+    });
+  }
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   let stopping: Promise<void> | undefined;
   const stop = (graceMs = 10_000) =>
     (stopping ??= new Promise<void>((resolve) => {
-      // Idle keep-alive sockets would hold close() open; requests in flight finish first.
+      // Idle keep-alive sockets would hold close() open; requests in flight finish first. Live
+      // streams never finish by themselves: they end now, and their clients resume elsewhere.
       warming.abort();
+      streams.closeAll();
+      feed.close();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
       const drained = new Promise<void>((done) => server.close(() => done()));
-      void Promise.all([drained, options.runtime.dispatcher.stop()]).then(async () => {
+      void Promise.all([drained, options.runtime.dispatcher.stop(), options.runtime.ingestions.stop()]).then(async () => {
         clearInterval(sweep);
         clearTimeout(deadline);
         await options.runtime.close();
@@ -52,4 +71,9 @@ export async function startServer(options: { runtime: ParleyRuntime; port: numbe
       server.closeIdleConnections();
     }));
   return { server, url: `http://${host}:${address.port}`, stop };
+}
+
+/** Whether an address bound by the server is reachable only from this machine (127.0.0.0/8, ::1). */
+function isLoopback(address: string): boolean {
+  return address === "::1" || /^(::ffff:)?127\./.test(address);
 }

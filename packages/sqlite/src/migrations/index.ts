@@ -3,6 +3,8 @@ import { storageSchema } from "./001-storage.js";
 import { searchSchema } from "./002-search.js";
 import { webhooksSchema } from "./003-webhooks.js";
 import { ftsAutomerge } from "./004-fts-automerge.js";
+import { operatorSchema } from "./005-operator.js";
+import { searchDocumentsSchema } from "./006-search-documents.js";
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [storageSchema, searchSchema, webhooksSchema, ftsAutomerge];
+export const MIGRATIONS: readonly Migration[] = [storageSchema, searchSchema, webhooksSchema, ftsAutomerge, operatorSchema, searchDocumentsSchema];

@@ -1,0 +1,53 @@
+import type { Caller } from "../domain/user.js";
+import type { Dependencies } from "../dependencies.js";
+import type { KnowledgeRequest } from "../ports/knowledge-sources.js";
+import type { ChatbotSettingsInput, CreateChatbotInput } from "../admin/chatbot-admin.js";
+import { requireAdminScope } from "../auth/authenticate.js";
+import * as accounts from "./operator-accounts.js";
+import * as chatbots from "./operator-chatbots.js";
+import * as conversations from "./operator-conversations.js";
+import type { PageRequest } from "./pages.js";
+
+/**
+ * The operator API of docs/design.md §9 as library calls: each takes the caller (an admin-scoped
+ * key's) and acts only on that user's chatbots, conversations, keys and webhooks; another
+ * user's resource is `not_found`, as a missing one is. The HTTP routes are thin doors onto these.
+ */
+export function createOperator(dependencies: Dependencies) {
+  /** Runs an operation for an admin-scoped caller; `forbidden` for a chat key. */
+  const admin =
+    <Args extends unknown[], Result>(operation: (dependencies: Dependencies, caller: Caller, ...args: Args) => Promise<Result>) =>
+    (caller: Caller, ...args: Args): Promise<Result> => {
+      requireAdminScope(caller);
+      return operation(dependencies, caller, ...args);
+    };
+  return {
+    listChatbots: admin((d, c, page: PageRequest = {}) => chatbots.listChatbots(d, c, page)),
+    createChatbot: admin((d, c, input: Omit<CreateChatbotInput, "userId">) => chatbots.createOwnChatbot(d, c, input)),
+    getChatbot: admin(chatbots.getChatbot),
+    updateChatbot: admin((d, c, chatbotId: string, input: ChatbotSettingsInput) => chatbots.updateChatbot(d, c, chatbotId, input)),
+    deleteChatbot: admin(chatbots.removeChatbot),
+    listDocuments: admin((d, c, chatbotId: string, page: PageRequest = {}) => chatbots.listDocuments(d, c, chatbotId, page)),
+    addKnowledge: admin((d, c, chatbotId: string, request: KnowledgeRequest) => chatbots.addKnowledge(d, c, chatbotId, request)),
+    getIngestion: admin(chatbots.getIngestion),
+    deleteDocument: admin(chatbots.removeDocument),
+    search: admin((d, c, chatbotId: string, input: { query: string; limit?: number }) => chatbots.searchKnowledge(d, c, chatbotId, input)),
+    listConversations: admin((d, c, query: PageRequest & { chatbot_id?: unknown; status?: unknown } = {}) => conversations.listConversations(d, c, query)),
+    getConversation: admin((d, c, conversationId: string, query: { after?: unknown } = {}) => conversations.getConversation(d, c, conversationId, query)),
+    startTakeover: admin((d, c, conversationId: string) => conversations.setTakeover(d, c, conversationId, true)),
+    endTakeover: admin((d, c, conversationId: string) => conversations.setTakeover(d, c, conversationId, false)),
+    reply: admin((d, c, conversationId: string, input: { content: string }) => conversations.replyToConversation(d, c, conversationId, input)),
+    listKeys: admin((d, c, page: PageRequest = {}) => accounts.listKeys(d, c, page)),
+    createKey: admin((d, c, input: { name?: string; scope?: string } = {}) => accounts.issueKey(d, c, input)),
+    revokeKey: admin(accounts.revokeKey),
+    listWebhooks: admin((d, c, page: PageRequest = {}) => accounts.listWebhooks(d, c, page)),
+    createWebhook: admin((d, c, input: { url: string; chatbot_id?: string; events?: string[] }) => accounts.addWebhook(d, c, input)),
+    deleteWebhook: admin(accounts.removeWebhook),
+    listDeliveries: admin((d, c, query: PageRequest & { status?: unknown } = {}) => accounts.listDeliveries(d, c, query)),
+    retryDelivery: admin(accounts.retryDelivery),
+    getUsage: admin(accounts.getUsage),
+  };
+}
+
+/** The operator API of a Parley instance. */
+export type Operator = ReturnType<typeof createOperator>;

@@ -1,0 +1,95 @@
+// The operator API's views (docs/design.md §9): what each route answers, in its wire form.
+import type { Chatbot } from "../domain/chatbot.js";
+import type { ConversationSummary, Message } from "../domain/conversation.js";
+import type { IndexedDocument, Ingestion } from "../domain/ingestion.js";
+import type { ApiKey } from "../domain/user.js";
+import type { WebhookDelivery, WebhookSubscription } from "../domain/webhook.js";
+import { toChatbotDetail } from "../chatbots/chatbot-views.js";
+import { formatTimestamp } from "../support/time.js";
+
+const time = (micros: number | null) => (micros === null ? null : formatTimestamp(micros));
+
+/** The admin view of a chatbot: the spec's detail form plus its model, last change and knowledge size. */
+export function toAdminChatbot(chatbot: Chatbot, stats: { documents: number; chunks: number }) {
+  return { ...toChatbotDetail(chatbot), model: chatbot.model, updated_at: formatTimestamp(chatbot.updatedAt), documents: stats.documents, chunks: stats.chunks };
+}
+
+/** `user` for the visitor, `model` or `agent` for replies. */
+export function authorOf(message: Message): "user" | "model" | "agent" {
+  return message.author === "end_user" ? "user" : message.author;
+}
+
+/** A message: who wrote it, what, and when. */
+export function toMessageView(message: Message) {
+  return { id: message.id, author: authorOf(message), content: message.content, created_at: formatTimestamp(message.createdAt) };
+}
+
+/** A conversation as lists show it, with its latest message cut to 200 characters. */
+export function toConversationView(conversation: ConversationSummary) {
+  const last = conversation.lastMessage;
+  return {
+    id: conversation.id,
+    chatbot_id: conversation.chatbotId,
+    session_id: conversation.sessionId,
+    human_takeover: conversation.humanTakeover,
+    needs_attention: conversation.needsAttention,
+    message_count: conversation.messageCount,
+    last_message: last && { author: authorOf(last), content: [...last.content].slice(0, 200).join(""), created_at: formatTimestamp(last.createdAt) },
+    created_at: formatTimestamp(conversation.createdAt),
+    updated_at: formatTimestamp(conversation.updatedAt),
+  };
+}
+
+/** A document of a chatbot's knowledge. */
+export function toDocumentView(document: IndexedDocument) {
+  return {
+    id: document.id,
+    title: document.title,
+    source: document.source,
+    type: document.type,
+    chunks: document.chunks,
+    bytes: document.bytes,
+    created_at: formatTimestamp(document.createdAt),
+    updated_at: formatTimestamp(document.updatedAt),
+  };
+}
+
+/** An ingestion's progress and outcome. */
+export function toIngestionView(ingestion: Ingestion) {
+  return {
+    id: ingestion.id,
+    chatbot_id: ingestion.chatbotId,
+    status: ingestion.status,
+    documents_total: ingestion.documentsTotal,
+    documents_done: ingestion.documentsDone,
+    chunks: ingestion.chunks,
+    errors: ingestion.errors.map(({ source, detail }) => ({ source, detail })),
+    created_at: formatTimestamp(ingestion.createdAt),
+    finished_at: time(ingestion.finishedAt),
+  };
+}
+
+/** A key, never its secret. */
+export function toKeyView(key: ApiKey) {
+  return { id: key.id, name: key.name, scope: key.scope, created_at: formatTimestamp(key.createdAt), last_used_at: time(key.lastUsedAt), revoked_at: time(key.revokedAt) };
+}
+
+/** A webhook subscription, never its secret. */
+export function toWebhookView(subscription: WebhookSubscription) {
+  return { id: subscription.id, url: subscription.url, chatbot_id: subscription.chatbotId, events: [...subscription.eventTypes], created_at: formatTimestamp(subscription.createdAt) };
+}
+
+/** One delivery of one event to one subscription. */
+export function toDeliveryView(delivery: WebhookDelivery) {
+  return {
+    id: delivery.id,
+    webhook_id: delivery.subscriptionId,
+    event_id: delivery.eventId,
+    event_type: delivery.eventType,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    last_status: delivery.lastResponseStatus,
+    next_attempt_at: time(delivery.nextAttemptAt),
+    created_at: formatTimestamp(delivery.createdAt),
+  };
+}
