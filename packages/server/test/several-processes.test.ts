@@ -107,6 +107,28 @@ describe.skipIf(storageUrl === undefined || redisUrl === undefined)(
       }
     }, 120_000);
 
+    it("an SSE stream on one process receives the events written by a chat on another", async () => {
+      const { user, keys, bot } = await seed("sse@example.com", 1_000);
+      const { key: adminKey } = await cluster.seeder.parley.admin.createApiKey({ userId: user.id, scope: "admin" });
+      const stop = new AbortController();
+      const response = await fetch(`${urls()[0]}/v1/admin/events`, { headers: { authorization: `Bearer ${adminKey}` }, signal: stop.signal });
+      expect(response.status).toBe(200);
+      const reader = response.body!.getReader();
+      let text = "";
+      const sent = await chat(1, keys[0]!, bot.id, "streamed");
+      expect(sent.status).toBe(200);
+      const deadline = Date.now() + 30_000;
+      while (!text.includes("event: message.received") && Date.now() < deadline) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      stop.abort();
+      expect(text).toContain("event: conversation.started");
+      expect(text).toContain("event: message.received");
+      expect(text).toMatch(/"session_id": ?"streamed"/);
+    }, 60_000);
+
     it("every webhook reaches the receiver exactly once by webhook-id, though a process is killed while delivering", async () => {
       const { user, keys, bot } = await seed("webhooks@example.com", 1_000, 2);
       await cluster.seeder.parley.admin.createWebhookSubscription({ userId: user.id, url: receiver.url, eventTypes: ["message.received"] });
