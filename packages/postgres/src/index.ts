@@ -3,3 +3,4 @@ export { PostgresSetupError } from "./postgres-setup-error.js";
 export { MIGRATIONS, migratePostgres, schemaVersion, type MigrationTrack, type PostgresMigration } from "./migrations/migrate.js";
 export { createPostgresSearchIndex, type PostgresSearchIndexOptions } from "./postgres-search-index.js";
 export { createPostgresStorage, type PostgresStorageOptions } from "./postgres-storage.js";
+export { fromText, toText } from "./postgres-text.js";

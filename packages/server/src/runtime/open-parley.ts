@@ -37,6 +37,8 @@ export interface ParleyRuntime {
   userCount(): Promise<number>;
   /** The schema version of each part of the database, as migrated on open. */
   schemaVersions(): Promise<Record<string, number>>;
+  /** PostgreSQL only: copies a SQLite database's data into this (empty) one (`parley migrate --from`). */
+  copyFromSqlite?(path: string): Promise<Record<string, number>>;
   /** Configured secrets (provider API keys), for redaction from logs. */
   secrets: string[];
   close(): void | Promise<void>;

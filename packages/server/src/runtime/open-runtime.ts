@@ -3,6 +3,7 @@ import { createPostgresSearchIndex, createPostgresStorage, MIGRATIONS, openPostg
 import { connectRedis, createRedisRateLimiter, type RedisConnection } from "@parley/redis";
 import { consoleLog } from "../http/create-request-handler.js";
 import type { ServerConfig } from "./config.js";
+import { copyFromSqlite } from "./copy-from-sqlite.js";
 import { openParley, wireParley, type ParleyRuntime } from "./open-parley.js";
 
 /**
@@ -58,6 +59,7 @@ async function openPostgresRuntime(config: ServerConfig, url: string, rateLimite
       for (const track of Object.keys(MIGRATIONS) as (keyof typeof MIGRATIONS)[]) versions[track] = await schemaVersion(pool, track);
       return versions;
     },
+    copyFromSqlite: (path) => copyFromSqlite(path, pool, searchIndex),
     close: () => closeAll(database.close, redis),
   };
 }
