@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { SearchIndex } from "@parley/core";
 import { createPool, createPostgresSearchIndex, createPostgresStorage } from "@parley/postgres";
 import { startPgliteServer, type PgliteServer } from "@parley/postgres/pglite";
 import { createSqliteSearchIndex, createSqliteStorage, openDatabase } from "@parley/sqlite";
@@ -71,7 +72,7 @@ describe("parley migrate --from", () => {
       expect(await after.storage.listOutboxEvents({ limit: 100 })).toEqual(await before.storage.listOutboxEvents({ limit: 100 }));
       expect(await after.storage.listWebhookSubscriptions(user.id)).toEqual(await before.storage.listWebhookSubscriptions(user.id));
       expect(await after.search.listDocuments(bot.id, { limit: 10 })).toEqual(await before.search.listDocuments(bot.id, { limit: 10 }));
-      const texts = async (side: typeof before) => (await side.search.keywordSearch(bot.id, "descale kettle warranty", 5)).map((hit) => [hit.source, hit.text]);
+      const texts = async (side: { search: SearchIndex }) => (await side.search.keywordSearch(bot.id, "descale kettle warranty", 5)).map((hit) => [hit.source, hit.text]);
       expect(await texts(after)).toEqual(await texts(before));
       expect(await after.search.embeddingSpace(bot.id)).toEqual(await before.search.embeddingSpace(bot.id));
     } finally {
