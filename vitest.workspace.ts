@@ -7,7 +7,7 @@ const packages = ["core", "sqlite", "postgres", "redis", "providers", "server"];
 
 // The server's tests start the CLI and the server as child processes (about a second each on
 // this 2-core machine, more under load), so they get a longer budget than unit tests.
-const timeouts: Record<string, number> = { server: 60_000 };
+const timeouts: Record<string, number> = { server: 60_000, postgres: 30_000, redis: 15_000 };
 
 export default defineConfig({
   test: {

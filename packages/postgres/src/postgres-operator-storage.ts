@@ -1,6 +1,6 @@
 import type { Ingestion, IngestionStatus, KnowledgeRequest, OperatorStorage } from "@parley/core";
 import type pg from "pg";
-import { inTransaction } from "./postgres-database.js";
+import { inTransaction } from "./postgres-transaction.js";
 import {
   CONVERSATION_COLUMNS,
   MESSAGE_COLUMNS,

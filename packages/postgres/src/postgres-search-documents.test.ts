@@ -1,10 +1,8 @@
 import type { DocumentToIndex, EmbeddingSpace, IndexedDocument, SearchIndex } from "@parley/core";
 import { createManualClock, createMemorySearchIndex } from "@parley/core/memory";
-import type pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPool, openPostgres } from "./postgres-database.js";
+import { describe, expect, it } from "vitest";
 import { createPostgresSearchIndex } from "./postgres-search-index.js";
-import { startPgliteServer, type PgliteServer } from "./pglite-server.js";
+import { usePglite } from "./test-pglite.js";
 
 // The document catalog (listDocuments, getDocument, documentStats) has no contract cases yet:
 // the same script runs on the memory index (the reference) and on PostgreSQL.
@@ -13,17 +11,7 @@ const SPACE: EmbeddingSpace = { embedderId: "test-2", dimensions: 2 };
 const BOT = "6f1c2a52-8a3e-4e0b-9d0c-1f2a3b4c5d6e";
 const OTHER = "0b7e8d9c-1a2b-4c3d-8e4f-5a6b7c8d9e0f";
 
-let server: PgliteServer;
-let pool: pg.Pool;
-beforeAll(async () => {
-  server = await startPgliteServer();
-  pool = createPool({ url: server.url, poolSize: 2 });
-  await openPostgres({ pool, tracks: ["search"] });
-}, 60_000);
-afterAll(async () => {
-  await pool?.end();
-  await server?.stop();
-});
+const usePool = usePglite();
 
 const document = (source: string, texts: string[], extra: Partial<DocumentToIndex> = {}): DocumentToIndex => ({
   source,
@@ -64,7 +52,7 @@ describe("the document catalog on PostgreSQL, against the memory index", () => {
     const memoryClock = createManualClock();
     const postgresClock = createManualClock();
     const expected = await script(createMemorySearchIndex({ clock: memoryClock }), memoryClock);
-    const actual = await script(createPostgresSearchIndex({ pool, clock: postgresClock }), postgresClock);
+    const actual = await script(createPostgresSearchIndex({ pool: usePool(), clock: postgresClock }), postgresClock);
     expect(expected.keptId).toBe(true);
     expect(expected.stats).toEqual({ documents: 3, chunks: 3 });
     expect(actual).toEqual(expected);

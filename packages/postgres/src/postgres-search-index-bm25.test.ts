@@ -1,10 +1,9 @@
 import type { DocumentToIndex, EmbeddingSpace } from "@parley/core";
 import { createSqliteSearchIndex, openDatabase } from "@parley/sqlite";
 import type pg from "pg";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createPool, openPostgres } from "./postgres-database.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createPostgresSearchIndex } from "./postgres-search-index.js";
-import { startPgliteServer, type PgliteServer } from "./pglite-server.js";
+import { truncateSearch, usePglite } from "./test-pglite.js";
 
 // What the contract cannot see: BM25 equal to SQLite's FTS5 bm25 on the same chunks, statistics
 // that stay exact through replaces and deletes, and the HNSW index of a large chatbot.
@@ -13,20 +12,12 @@ const SPACE: EmbeddingSpace = { embedderId: "test-3", dimensions: 3 };
 const BOT = "6f1c2a52-8a3e-4e0b-9d0c-1f2a3b4c5d6e";
 const OTHER = "0b7e8d9c-1a2b-4c3d-8e4f-5a6b7c8d9e0f";
 
-let server: PgliteServer;
+const usePool = usePglite();
 let pool: pg.Pool;
-beforeAll(async () => {
-  server = await startPgliteServer();
-  pool = createPool({ url: server.url, poolSize: 2 });
-  await openPostgres({ pool, tracks: ["search"] });
-}, 60_000);
-afterAll(async () => {
-  await pool?.end();
-  await server?.stop();
-});
 beforeEach(async () => {
+  pool = usePool();
   await pool.query("DROP INDEX IF EXISTS search_chunks_hnsw_1, search_chunks_hnsw_2");
-  await pool.query("TRUNCATE search_documents, search_postings, search_terms, search_chunks, search_chatbots RESTART IDENTITY");
+  await truncateSearch(pool);
 });
 
 /** A deterministic pseudo-random stream (tests stay reproducible). */

@@ -1,7 +1,7 @@
 import { embedderMismatch, invalidRequest, systemClock } from "@parley/core";
 import type { Clock, EmbeddingSpace, SearchHit, SearchIndex, StoredChunk } from "@parley/core";
 import type pg from "pg";
-import { inTransaction } from "./postgres-database.js";
+import { inTransaction } from "./postgres-transaction.js";
 import { createDocumentCatalog, forgetDocuments, recordDocuments } from "./postgres-search-documents.js";
 import { queryTerms } from "./postgres-search-terms.js";
 import { createHnswIndex, hnswIndexName, hnswVectors, SEARCH_SQL } from "./postgres-search-statements.js";

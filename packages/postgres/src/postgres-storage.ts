@@ -1,7 +1,7 @@
 import { conflict } from "@parley/core";
 import type { Chatbot, ChatbotChanges, Conversation, Message, OutboxEvent, Storage } from "@parley/core";
 import type pg from "pg";
-import { inTransaction } from "./postgres-database.js";
+import { inTransaction } from "./postgres-transaction.js";
 import {
   apiKeyFromRow,
   chatbotFromRow,

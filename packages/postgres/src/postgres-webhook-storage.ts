@@ -1,6 +1,6 @@
 import { deliveryStateAfter, type ClaimDueDeliveries, type ClaimedDelivery, type WebhookStorage } from "@parley/core";
 import type pg from "pg";
-import { inTransaction } from "./postgres-database.js";
+import { inTransaction } from "./postgres-transaction.js";
 import {
   outboxEventFromRow,
   webhookDeliveryFromRow,
@@ -12,6 +12,16 @@ import {
 import { WEBHOOK_SQL as SQL } from "./postgres-webhook-statements.js";
 
 type LeasedRow = WebhookDeliveryRow & { seq: number };
+
+/** Runs steps one at a time, in the order they were asked for. */
+function createTurns() {
+  let last: Promise<unknown> = Promise.resolve();
+  return <Result>(step: () => Promise<Result>): Promise<Result> => {
+    const run = last.then(step, step);
+    last = run.catch(() => {});
+    return run;
+  };
+}
 
 /** Rounds of a claim at most: each round retries past deliveries another claim holds locked. */
 const CLAIM_ROUNDS = 8;
@@ -57,6 +67,10 @@ async function leaseDue(client: pg.PoolClient, input: ClaimDueDeliveries): Promi
  * and a crashed process's claims come due again when their lease ends.
  */
 export function createPostgresWebhookStorage(pool: pg.Pool): WebhookStorage {
+  // Claims (and fan-outs) of this process run one after the other, in call order, as on SQLite:
+  // the earlier call gets the most overdue work. Other processes still claim side by side
+  // (SKIP LOCKED); this only orders the calls that meet in one process.
+  const inTurn = createTurns();
   return {
     async createWebhookSubscription(subscription) {
       const { id, userId, url, chatbotId, eventTypes, signingKeyId, createdAt } = subscription;
@@ -75,7 +89,7 @@ export function createPostgresWebhookStorage(pool: pg.Pool): WebhookStorage {
     },
 
     async fanOutOutboxEvents({ limit, at, newId }) {
-      return inTransaction(pool, async (client) => {
+      return inTurn(() => inTransaction(pool, async (client) => {
         const events = (await client.query<OutboxEventRow & { seq: number }>(SQL.undispatchedEvents, [limit])).rows;
         let deliveries = 0;
         for (const event of events) {
@@ -86,11 +100,11 @@ export function createPostgresWebhookStorage(pool: pg.Pool): WebhookStorage {
           await client.query(SQL.markDispatched, [at, event.seq]);
         }
         return { events: events.length, deliveries };
-      });
+      }));
     },
     async claimDueDeliveries(input) {
       if (input.limit <= 0) return [];
-      return inTransaction(pool, async (client) => {
+      return inTurn(() => inTransaction(pool, async (client) => {
         const leased = await leaseDue(client, input);
         const claims: ClaimedDelivery[] = [];
         for (const row of leased) {
@@ -101,7 +115,7 @@ export function createPostgresWebhookStorage(pool: pg.Pool): WebhookStorage {
           claims.push({ delivery, event, subscription });
         }
         return claims;
-      });
+      }));
     },
     async recordDeliveryAttempt(attempt) {
       const state = deliveryStateAfter(attempt);

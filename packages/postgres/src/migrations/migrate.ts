@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { inTransaction } from "../postgres-transaction.js";
 import { PostgresSetupError } from "../postgres-setup-error.js";
 import { SEARCH_MIGRATIONS } from "./search-migrations.js";
 import { STORAGE_MIGRATIONS } from "./storage-migrations.js";
@@ -70,15 +71,10 @@ export async function migratePostgres(pool: pg.Pool, tracks: readonly MigrationT
 }
 
 async function applyOne(pool: pg.Pool, track: MigrationTrack, migration: PostgresMigration): Promise<boolean> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  return inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
     // Read again under the lock: another server may have applied this step meanwhile.
-    if ((await schemaVersion(client, track)) >= migration.version) {
-      await client.query("ROLLBACK");
-      return false;
-    }
+    if ((await schemaVersion(client, track)) >= migration.version) return false;
     await migration.up(client);
     await client.query("INSERT INTO schema_version (track, version, name, applied_at) VALUES ($1, $2, $3, $4)", [
       track,
@@ -86,14 +82,8 @@ async function applyOne(pool: pg.Pool, track: MigrationTrack, migration: Postgre
       migration.name,
       Date.now() * 1000,
     ]);
-    await client.query("COMMIT");
     return true;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** Fails with a clear message unless pgvector is installed or installable on the server. */
