@@ -14,7 +14,7 @@ let context: Awaited<ReturnType<typeof environment>>;
 let pglite: PgliteServer;
 
 beforeAll(async () => {
-  context = await environment();
+  context = await environment({ PARLEY_SECRET_KEY: "the-master-key-every-process-shares-1234" });
   pglite = await startPgliteServer();
 }, 60_000);
 
@@ -62,6 +62,13 @@ describe("the CLI on PostgreSQL", () => {
     const result = await runCli(["migrate"], { ...context.env, PARLEY_REDIS_URL: `redis://127.0.0.1:${port}` });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(new RegExp(`^parley migrate: Cannot connect to Redis at redis://127\\.0\\.0\\.1:${port}/?: `));
+  }, 30_000);
+
+  it("needs PARLEY_SECRET_KEY with PARLEY_DATABASE_URL, so every process signs webhooks alike", async () => {
+    const { PARLEY_SECRET_KEY: _key, ...withoutKey } = context.env;
+    const result = await runCli(["migrate"], { ...withoutKey, PARLEY_DATABASE_URL: pglite.url });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe("parley migrate: PARLEY_DATABASE_URL needs PARLEY_SECRET_KEY: every server process must sign webhooks with the same master key.\n");
   }, 30_000);
 
   it("refuses a URL that is not postgres://", async () => {

@@ -69,7 +69,8 @@ export function createRequestHandler(options: { parley: Parley; log?: LogSink; s
       checkScope(route.admin, caller);
       if (route.stream) {
         if (!options.streamEvents) throw new HttpError(404, "Not found.");
-        await options.streamEvents({ caller, request, response, headers });
+        // A stream is an answer like any other: it carries the request's id too.
+        await options.streamEvents({ caller, request, response, headers: { "x-request-id": requestId, ...headers } });
         return null;
       }
       const result = await route.handler!({ parley, caller, request, params: route.params, query: new URLSearchParams(search) });

@@ -50,7 +50,9 @@ export const headers = {
     description: "Always `no-store`: answers carry system prompts and replies, so no browser or proxy may keep a copy.",
     schema: { type: "string", const: "no-store" },
   },
-  "RateLimit-Limit": integerHeader("Requests allowed per API key in any 60-second window (`PARLEY_KEY_RATE_LIMIT`, default 60). On every response to an authenticated request."),
+  "RateLimit-Limit": integerHeader(
+    `Requests allowed per API key in any 60-second window (\`PARLEY_KEY_RATE_LIMIT\`, default ${DEFAULT_SETTINGS.keyRequestsPerMinute}; for a key with the admin scope \`PARLEY_ADMIN_KEY_RATE_LIMIT\`, default ${DEFAULT_SETTINGS.adminKeyRequestsPerMinute}). On every response to an authenticated request.`,
+  ),
   "RateLimit-Remaining": integerHeader("Requests this key may still make in the current window."),
   "RateLimit-Reset": integerHeader("Seconds until the window holds none of this key's requests."),
   "Retry-After": integerHeader("Seconds to wait before retrying. For the monthly quota: seconds until the next UTC calendar month."),

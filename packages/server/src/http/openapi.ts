@@ -11,23 +11,26 @@ import {
   responses,
   schemas,
 } from "./openapi-components.js";
+import { adminComponents, adminPaths, adminTags } from "./openapi-admin.js";
 
-const DESCRIPTION = `The HTTP API of a Parley server: send a message to a chatbot and get one JSON reply, list the caller's chatbots, read one.
+const DESCRIPTION = `The HTTP API of a Parley server: send a message to a chatbot and get one JSON reply, list the caller's chatbots, read one, read a session's messages; and the operator API under \`/v1/admin\` (chatbots, knowledge, conversations and takeover, keys, webhooks, usage, live events) for keys with the \`admin\` scope.
 
 Every route but \`/healthz\` takes \`Authorization: Bearer <API key>\`. Every response is JSON (\`content-type: application/json; charset=utf-8\`) and every error body is \`{"detail": string}\`, with no machine-readable code: the status and the exact detail text are the contract.
 
 Checks run in this order: 401 (key) → 429 (per-key rate limit) → 400/413/415/422 (body) → 404 (chatbot) → 403 (paused) → 429 (monthly quota) → 429 (conversation rate limit) → the pipeline.
 
+Operator API (\`/v1/admin/...\`): 401 (key) → 429 (per-key rate limit: ${DEFAULT_SETTINGS.adminKeyRequestsPerMinute} a minute for an admin key, \`PARLEY_ADMIN_KEY_RATE_LIMIT\`) → 403 for a key without the admin scope, before any body is read → 400/413/415/422 (body) → 404 (a missing, foreign or malformed id) → 422 (a rule of the core). Lists answer \`{"data": [...], "next_cursor": string|null}\` with \`?limit=\` (1–100, default 50) and an opaque \`?cursor=\`; creating answers 201, deleting 204 with no body.
+
 Limits: request body ${1024 * 1024} bytes (1 MiB); \`message\` 1–${MAX_MESSAGE_CHARS} characters after trimming; \`session_id\` 1–${MAX_SESSION_ID_CHARS} characters; ${DEFAULT_SETTINGS.keyRequestsPerMinute} requests per key and ${DEFAULT_SETTINGS.conversationMessagesPerMinute} messages per conversation in any 60 seconds by default (the 429 texts quote the configured numbers).
 
 Any other path answers 404 \`${details.routeNotFound}\`; a known path with another method answers 405 \`${details.methodNotAllowed}\` with an \`Allow\` header. Neither needs a key.
 
-Generated from the JSON Schemas the server validates with (packages/server/src/http/schemas.ts) by \`npm run openapi\`; a test fails when this file and the code drift apart. Guide: docs/api.md.`;
+Generated from the JSON Schemas the server validates with (packages/server/src/http/schemas.ts, admin-schemas.ts) and answers with (admin-response-schemas.ts, event-schemas.ts) by \`npm run openapi\`; a test fails when this file and the code drift apart. Guide: docs/api.md.`;
 
 const chatOperation = {
   operationId: "sendChatMessage",
   summary: "Send a message to a chatbot and get its reply",
-  description: `The retrieval-augmented pipeline: quota and conversation rate, find or create the conversation of (chatbot_id, session_id), store the message, retrieve context (BM25 + vectors fused by Reciprocal Rank Fusion), build the prompt with the last ${DEFAULT_SETTINGS.historyTurns} turns, call the chatbot's model, store and return the reply. Every accepted message counts toward the plan's monthly quota. Fires \`conversation.started\` (new conversation) and \`message.received\` webhooks. The reply carries no conversation id: the conversation is identified by \`session_id\`.`,
+  description: `The retrieval-augmented pipeline: quota and conversation rate, find or create the conversation of (chatbot_id, session_id), store the message, retrieve context (BM25 + vectors fused by Reciprocal Rank Fusion), build the prompt with the conversation's ${DEFAULT_SETTINGS.historyTurns} most recent stored messages as history, call the chatbot's model, store and return the reply. Every accepted message counts toward the plan's monthly quota. Fires \`conversation.started\` (new conversation) and \`message.received\` webhooks. The reply carries no conversation id: the conversation is identified by \`session_id\`.`,
   tags: ["chat"],
   parameters: [ref("parameters", "ChatbotId"), ref("parameters", "RequestId")],
   requestBody: {
@@ -128,14 +131,16 @@ export function buildOpenApiDocument() {
     security: [{ bearerAuth: [] }],
     tags: [
       { name: "chat", description: "Messages and replies" },
-      { name: "chatbots", description: "Read-only access to the caller's chatbots" },
+      { name: "chatbots", description: "Read-only access to the caller's chatbots (any key)" },
       { name: "operations", description: "For load balancers and monitors" },
+      ...adminTags,
     ],
     paths: {
       "/v1/chatbots/{chatbot_id}/chat": { post: chatOperation },
       "/v1/chatbots": { get: listOperation },
       "/v1/chatbots/{chatbot_id}": { get: detailOperation },
       "/healthz": { get: healthOperation },
+      ...adminPaths,
     },
     components: {
       securitySchemes: {
@@ -145,10 +150,10 @@ export function buildOpenApiDocument() {
           description: "An API key (`prl_` followed by 43 base64url characters) from `parley key create`. Keys are shown once, stored as hashes, revoked at once.",
         },
       },
-      schemas,
+      schemas: { ...schemas, ...adminComponents.schemas },
       headers,
-      parameters,
-      responses,
+      parameters: { ...parameters, ...adminComponents.parameters },
+      responses: { ...responses, ...adminComponents.responses },
     },
   };
 }

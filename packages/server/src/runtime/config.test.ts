@@ -10,6 +10,7 @@ describe("loadConfig", () => {
       host: "127.0.0.1",
       embedder: { kind: "local" },
       keyRequestsPerMinute: 60,
+      adminKeyRequestsPerMinute: 600,
       conversationMessagesPerMinute: 20,
       providers: { timeoutMs: 60_000, ollama: { host: "http://127.0.0.1:11434" } },
     });
@@ -23,6 +24,7 @@ describe("loadConfig", () => {
         HOST: "0.0.0.0",
         PARLEY_EMBEDDER: "ollama:nomic-embed-text",
         PARLEY_KEY_RATE_LIMIT: "120",
+        PARLEY_ADMIN_KEY_RATE_LIMIT: "900",
         PARLEY_CONVERSATION_RATE_LIMIT: "5",
         PARLEY_LLM_TIMEOUT_MS: "1500",
         OPENAI_BASE_URL: "http://127.0.0.1:8000/v1",
@@ -36,6 +38,7 @@ describe("loadConfig", () => {
       host: "0.0.0.0",
       embedder: { kind: "ollama", model: "nomic-embed-text" },
       keyRequestsPerMinute: 120,
+      adminKeyRequestsPerMinute: 900,
       conversationMessagesPerMinute: 5,
       providers: { timeoutMs: 1500, openai: { baseURL: "http://127.0.0.1:8000/v1" }, ollama: { host: "gpu-box:11434" } },
     });
@@ -44,6 +47,7 @@ describe("loadConfig", () => {
   it.each([
     [{ PORT: "http" }, 'PORT must be a whole number from 0 to 65535 (got "http").'],
     [{ PORT: "70000" }, 'PORT must be a whole number from 0 to 65535 (got "70000").'],
+    [{ PARLEY_ADMIN_KEY_RATE_LIMIT: "many" }, 'PARLEY_ADMIN_KEY_RATE_LIMIT must be a whole number from 1 to 1000000 (got "many").'],
     [{ PARLEY_CONVERSATION_RATE_LIMIT: "0" }, 'PARLEY_CONVERSATION_RATE_LIMIT must be a whole number from 1 to 1000000 (got "0").'],
     [{ OPENAI_BASE_URL: "localhost:8000" }, 'OPENAI_BASE_URL must be an http or https URL (got "localhost:8000").'],
     [{ PARLEY_EMBEDDER: "cohere:embed" }, /^PARLEY_EMBEDDER must be "local", "openai:<model>" or "ollama:<model>"/],

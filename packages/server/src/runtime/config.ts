@@ -7,6 +7,8 @@ export interface ServerConfig {
   host: string;
   embedder: EmbedderSpec;
   keyRequestsPerMinute: number;
+  /** `PARLEY_ADMIN_KEY_RATE_LIMIT`: requests per admin-scoped key in any 60 s (docs/design.md §9). */
+  adminKeyRequestsPerMinute: number;
   conversationMessagesPerMinute: number;
   /** `PARLEY_SECRET_KEY`: the master key of webhook signing secrets; unset means the key file beside the database. */
   secretKey: string | undefined;
@@ -87,6 +89,11 @@ function secretKey(env: Environment): string | undefined {
 export function loadConfig(env: Environment = process.env, overrides: Partial<Pick<ServerConfig, "databasePath" | "port" | "host">> = {}): ServerConfig {
   httpUrl(env, "OPENAI_BASE_URL");
   httpUrl(env, "ANTHROPIC_BASE_URL");
+  // Several processes share one PostgreSQL: each must sign webhooks with the same master key,
+  // which a key file beside each process's SQLite path would not give.
+  if (present(env.PARLEY_DATABASE_URL) !== undefined && present(env.PARLEY_SECRET_KEY) === undefined) {
+    throw new ConfigError("PARLEY_DATABASE_URL needs PARLEY_SECRET_KEY: every server process must sign webhooks with the same master key.");
+  }
   try {
     return {
       databasePath: overrides.databasePath ?? present(env.PARLEY_DB) ?? "./parley.db",
@@ -94,6 +101,7 @@ export function loadConfig(env: Environment = process.env, overrides: Partial<Pi
       host: overrides.host ?? present(env.HOST) ?? "127.0.0.1",
       embedder: parseEmbedderSpec(env.PARLEY_EMBEDDER),
       keyRequestsPerMinute: wholeNumber(env, "PARLEY_KEY_RATE_LIMIT", 60, 1, 1_000_000),
+      adminKeyRequestsPerMinute: wholeNumber(env, "PARLEY_ADMIN_KEY_RATE_LIMIT", 600, 1, 1_000_000),
       conversationMessagesPerMinute: wholeNumber(env, "PARLEY_CONVERSATION_RATE_LIMIT", 20, 1, 1_000_000),
       secretKey: secretKey(env),
       providers: readProviderEnvironment(env),

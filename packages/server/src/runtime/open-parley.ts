@@ -16,7 +16,7 @@ import { createSqliteSearchIndex, createSqliteStorage, openDatabase, schemaVersi
 import type { Database } from "better-sqlite3";
 import { consoleLog, type LogSink } from "../http/create-request-handler.js";
 import type { ServerConfig } from "./config.js";
-import { loadWebhookMasterKey } from "./webhook-master-key.js";
+import { ensureWebhookMasterKey, loadWebhookMasterKey } from "./webhook-master-key.js";
 
 /** A Parley wired to its engines (SQLite, or PostgreSQL and Redis), and how to close it. */
 export interface ParleyRuntime {
@@ -58,10 +58,16 @@ export function embedderFor(config: ServerConfig): Embedder {
 }
 
 /** The core wired to the given engines, the configured embedder and all three providers. */
-export function wireParley(config: ServerConfig, engines: { storage: Storage; searchIndex: SearchIndex; rateLimiter?: RateLimiter }, log: LogSink = consoleLog) {
+export function wireParley(
+  config: ServerConfig,
+  engines: { storage: Storage; searchIndex: SearchIndex; rateLimiter?: RateLimiter },
+  options: { log?: LogSink; masterKey?: () => Uint8Array } = {},
+) {
+  const log = options.log ?? consoleLog;
+  const masterKey = options.masterKey ?? (() => loadWebhookMasterKey(config));
   const embedder = embedderFor(config);
   // Loaded on first use, so commands that never touch webhooks create no key file.
-  const webhookSecrets = createDerivedWebhookSecrets(() => loadWebhookMasterKey(config));
+  const webhookSecrets = createDerivedWebhookSecrets(masterKey);
   const parley = createParley({
     ...engines,
     embedder,
@@ -69,6 +75,7 @@ export function wireParley(config: ServerConfig, engines: { storage: Storage; se
     webhookSecrets,
     settings: {
       keyRequestsPerMinute: config.keyRequestsPerMinute,
+      adminKeyRequestsPerMinute: config.adminKeyRequestsPerMinute,
       conversationMessagesPerMinute: config.conversationMessagesPerMinute,
     },
   });
@@ -89,7 +96,14 @@ export function openParley(config: ServerConfig, options: { rateLimiter?: RateLi
   const database = openDatabase({ path: config.databasePath, onFileModes: (report) => logFileModes(log, report) });
   const searchIndex = createSqliteSearchIndex({ database });
   const engines = { storage: createSqliteStorage({ database }), searchIndex, ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }) };
-  const wired = wireParley(config, engines, log);
+  // Until the first subscription exists no secret depends on the key, so the first one made
+  // over the API creates the key file as `parley webhook add` does; after that a missing file
+  // is an error, never silently replaced (docs/operations.md, "Where the secret lives").
+  const masterKey = () => {
+    if (database.prepare("SELECT 1 FROM webhook_subscriptions LIMIT 1").get() === undefined) ensureWebhookMasterKey(config);
+    return loadWebhookMasterKey(config);
+  };
+  const wired = wireParley(config, engines, { log, masterKey });
   return {
     engine: "sqlite",
     ...wired,

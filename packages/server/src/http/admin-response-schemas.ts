@@ -1,0 +1,185 @@
+import { API_KEY_SCOPES, DELIVERY_STATUSES, EVENT_TYPES } from "@parley/core";
+import { Ajv } from "ajv";
+import { chatbotDetailSchema, chatbotSummarySchema } from "./schemas.js";
+
+// The JSON Schemas of what the operator API answers (docs/design.md §9), field for field the
+// views of packages/core/src/operator/views.ts. docs/openapi.json embeds them, and the tests
+// validate real answers of a running server with `adminResponseValidators`.
+
+const timestamp = chatbotSummarySchema.properties.created_at;
+const uuid = { type: "string", format: "uuid" } as const;
+const nullable = <T extends object>(schema: T) => ({ oneOf: [schema, { type: "null" }] }) as const;
+const count = { type: "integer", minimum: 0 } as const;
+
+/** An object schema whose every property is required and no other is allowed. */
+const record = <P extends Record<string, object>>(properties: P, description?: string) =>
+  ({ type: "object", required: Object.keys(properties), properties, additionalProperties: false, ...(description ? { description } : {}) }) as const;
+
+/** A list page: `{"data": [...], "next_cursor": string|null}`. */
+export const pageOf = (items: object, description: string) =>
+  record({ data: { type: "array", items }, next_cursor: { ...nullable({ type: "string" }), description: "Pass as `?cursor=` for the next page; null on the last." } }, description);
+
+const AUTHORS = ["user", "model", "agent"] as const;
+
+/** The admin view of a chatbot: the spec's detail form plus model, last change and knowledge size. */
+export const adminChatbotSchema = record({
+  ...chatbotDetailSchema.properties,
+  model: { type: "string" },
+  updated_at: timestamp,
+  documents: { ...count, description: "Documents in its knowledge." },
+  chunks: { ...count, description: "Chunks in its knowledge." },
+});
+
+/** A message of a conversation. */
+export const messageSchema = record({
+  id: uuid,
+  author: { type: "string", enum: [...AUTHORS], description: "`user`: the visitor; `model`: the chatbot; `agent`: a human agent." },
+  content: { type: "string" },
+  created_at: timestamp,
+});
+
+/** A conversation as lists show it. */
+export const conversationSchema = record({
+  id: uuid,
+  chatbot_id: uuid,
+  session_id: { type: "string" },
+  human_takeover: { type: "boolean" },
+  needs_attention: { type: "boolean", description: "The latest reply was the fallback message, or the provider failed on the latest user message." },
+  message_count: count,
+  last_message: {
+    ...nullable(record({ author: { type: "string", enum: [...AUTHORS] }, content: { type: "string", description: "The first 200 characters." }, created_at: timestamp })),
+    description: "null for a conversation with no message yet (taken over before the visitor wrote).",
+  },
+  created_at: timestamp,
+  updated_at: { ...timestamp, description: "The last activity: a message or a takeover change." },
+});
+
+/** A conversation with its messages, oldest first. */
+export const conversationWithMessagesSchema = record({ ...conversationSchema.properties, messages: { type: "array", items: messageSchema } });
+
+/** A document of a chatbot's knowledge. */
+export const documentSchema = record({
+  id: uuid,
+  title: { type: "string" },
+  source: { type: "string", description: "Where it came from (for text: its title); adding the same source again replaces the document." },
+  type: { type: "string", description: "`text` for text sent as JSON; `markdown`, `html` (and later `pdf`, `docx`) for files." },
+  chunks: count,
+  bytes: { ...count, description: "Size of the text, in UTF-8 bytes." },
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+/** An ingestion's progress and outcome. */
+export const ingestionSchema = record({
+  id: uuid,
+  chatbot_id: uuid,
+  status: { type: "string", enum: ["queued", "running", "succeeded", "failed"] },
+  documents_total: { ...nullable(count), description: "null until known." },
+  documents_done: count,
+  chunks: count,
+  errors: { type: "array", items: record({ source: { type: "string" }, detail: { type: "string" } }) },
+  created_at: timestamp,
+  finished_at: nullable(timestamp),
+});
+
+/** The retrieval test's answer. */
+export const searchResultSchema = record({
+  data: {
+    type: "array",
+    description: "Best first.",
+    items: record({
+      document_id: nullable(uuid),
+      title: { type: "string" },
+      source: { type: "string" },
+      text: { type: "string" },
+      score: { type: "number", description: "The fused score." },
+      keyword_rank: { ...nullable({ type: "integer", minimum: 1 }), description: "Rank in the keyword (BM25) arm; null when that arm did not find the chunk." },
+      vector_rank: { ...nullable({ type: "integer", minimum: 1 }), description: "Rank in the vector arm; null when that arm did not find the chunk." },
+    }),
+  },
+});
+
+/** An API key, never its secret. */
+export const keySchema = record({
+  id: uuid,
+  name: { type: "string" },
+  scope: { type: "string", enum: [...API_KEY_SCOPES] },
+  created_at: timestamp,
+  last_used_at: nullable(timestamp),
+  revoked_at: nullable(timestamp),
+});
+
+/** A new key: the key itself, this once. */
+export const keyWithSecretSchema = record({ ...keySchema.properties, key: { type: "string", pattern: "^prl_[A-Za-z0-9_-]{43}$", description: "Shown this once." } });
+
+/** A webhook subscription, never its secret. */
+export const webhookSchema = record({
+  id: uuid,
+  url: { type: "string" },
+  chatbot_id: nullable(uuid),
+  events: { type: "array", items: { type: "string", enum: [...EVENT_TYPES] }, description: "Empty: every type." },
+  created_at: timestamp,
+});
+
+/** A new subscription: its signing secret, this once. */
+export const webhookWithSecretSchema = record({ ...webhookSchema.properties, secret: { type: "string", pattern: "^whsec_", description: "Shown this once." } });
+
+/** One delivery of one event to one subscription. */
+export const deliverySchema = record({
+  id: uuid,
+  webhook_id: uuid,
+  event_id: uuid,
+  event_type: { type: "string", enum: [...EVENT_TYPES] },
+  status: { type: "string", enum: [...DELIVERY_STATUSES] },
+  attempts: count,
+  last_status: { ...nullable({ type: "integer" }), description: "The HTTP status of the last attempt; null before one, or when it got no answer." },
+  next_attempt_at: nullable(timestamp),
+  created_at: timestamp,
+});
+
+/** This month's usage. */
+export const usageSchema = record({
+  plan: { type: "string" },
+  limit: count,
+  used: count,
+  remaining: count,
+  month: { type: "string", pattern: "^\\d{4}-\\d{2}$" },
+  resets_at: timestamp,
+  by_chatbot: { type: "array", items: record({ chatbot_id: uuid, messages: count }) },
+  by_day: { type: "array", items: record({ date: { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}$" }, messages: count }) },
+});
+
+/** The session messages route's answer (docs/design.md §10). */
+export const sessionMessagesSchema = record({ data: { type: "array", items: messageSchema } });
+
+/** Every view by its component name in docs/openapi.json. */
+export const adminResponseSchemas = {
+  AdminChatbot: adminChatbotSchema,
+  AdminChatbotPage: pageOf(adminChatbotSchema, "The caller's chatbots, newest first."),
+  Document: documentSchema,
+  DocumentPage: pageOf(documentSchema, "The chatbot's documents, most recently updated first."),
+  Ingestion: ingestionSchema,
+  SearchResult: searchResultSchema,
+  Conversation: conversationSchema,
+  ConversationPage: pageOf(conversationSchema, "The caller's conversations, newest activity first."),
+  ConversationWithMessages: conversationWithMessagesSchema,
+  Message: messageSchema,
+  SessionMessages: sessionMessagesSchema,
+  Key: keySchema,
+  KeyWithSecret: keyWithSecretSchema,
+  KeyPage: pageOf(keySchema, "The caller's keys, revoked ones too, newest first."),
+  Webhook: webhookSchema,
+  WebhookWithSecret: webhookWithSecretSchema,
+  WebhookPage: pageOf(webhookSchema, "The caller's subscriptions, newest first."),
+  Delivery: deliverySchema,
+  DeliveryPage: pageOf(deliverySchema, "The deliveries of the caller's subscriptions, newest first."),
+  Usage: usageSchema,
+};
+
+const ajv = new Ajv({ allErrors: true, strict: true });
+ajv.addFormat("uuid", /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+
+/** A validator per view, for tests that check real answers against the document. */
+export const adminResponseValidators = Object.fromEntries(
+  Object.entries(adminResponseSchemas).map(([name, schema]) => [name, ajv.compile(schema)]),
+) as Record<keyof typeof adminResponseSchemas, ReturnType<typeof ajv.compile>>;
