@@ -9,6 +9,7 @@ import { call, environment } from "./harness.js";
 // (docs/design.md §13): 503 with a detail, never a request let through unlimited by default.
 
 const testRedisUrl = process.env.PARLEY_TEST_REDIS_URL?.trim() || undefined;
+if (testRedisUrl === undefined) console.warn("skipped: rate limits on Redis over HTTP: PARLEY_TEST_REDIS_URL is not set, so there is no Redis to run them on.");
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();

@@ -79,6 +79,7 @@ describe("the CLI on PostgreSQL", () => {
 });
 
 const testDatabaseUrl = process.env.PARLEY_TEST_DATABASE_URL?.trim() || undefined;
+if (testDatabaseUrl === undefined) console.warn("skipped: the CLI on a PostgreSQL server without pgvector: PARLEY_TEST_DATABASE_URL is not set.");
 describe.skipIf(testDatabaseUrl === undefined)("the CLI on a PostgreSQL server without pgvector (needs PARLEY_TEST_DATABASE_URL)", () => {
   it("says pgvector is missing and what to install", async () => {
     const schema = `parley_cli_${randomUUID().replaceAll("-", "")}`;

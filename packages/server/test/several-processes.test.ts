@@ -10,6 +10,9 @@ import { startCluster } from "./scaleout/scaleout-cluster.js";
 
 const storageUrl = process.env.PARLEY_TEST_DATABASE_URL?.trim() || undefined;
 const redisUrl = process.env.PARLEY_TEST_REDIS_URL?.trim() || undefined;
+if (storageUrl === undefined || redisUrl === undefined) {
+  console.warn("skipped: three server processes on one PostgreSQL and one Redis: PARLEY_TEST_DATABASE_URL and PARLEY_TEST_REDIS_URL are not both set.");
+}
 const KEY_LIMIT = 50;
 const CONVERSATION_LIMIT = 20;
 
