@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
+import { spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createPool } from "@parley/postgres";
 import { startPgliteServer, type PgliteServer } from "@parley/postgres/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { environment, runCli } from "./harness.js";
+import { call, environment, runCli } from "./harness.js";
 
 // PARLEY_DATABASE_URL and PARLEY_REDIS_URL switch every CLI command (docs/design.md §13). PGlite
 // with pgvector stands in for a PostgreSQL server with pgvector, which this machine lacks.
@@ -47,6 +49,38 @@ describe("the CLI on PostgreSQL", () => {
     expect((await cli("conversation", "show", "--bot", bot.id!, "--session", "s")).json).toMatchObject({ messages: [{ role: "assistant", content: "Hello from Dana" }] });
     // Nothing went to SQLite: its file was never created.
     expect(existsSync(context.env.PARLEY_DB!)).toBe(false);
+  }, 120_000);
+
+  it("parley serve answers on PostgreSQL: a key, its chatbots, a chat, then a graceful stop", async () => {
+    const env = { ...context.env, PARLEY_DATABASE_URL: pglite.url };
+    const user = (await runCli(["user", "create", "--email", "serve@example.com"], env)).json as { id: string };
+    const { key } = (await runCli(["key", "create", "--user", user.id], env)).json as { key: string };
+    const bot = (await runCli(["bot", "create", "--user", user.id, "--name", "Served", "--provider", "openai", "--model", "gpt-test"], env)).json as { id: string };
+    const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "test/run-cli.ts", "serve", "--port", "0"], {
+      cwd: join(dirname(fileURLToPath(import.meta.url)), ".."),
+      env: { PATH: process.env.PATH, ...env },
+    });
+    let stderr = "";
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk;
+        const found = /listening on (http:\/\/[\d.:]+) \(database PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres\)/.exec(stderr);
+        if (found) resolve(found[1]!);
+      });
+      child.once("exit", () => reject(new Error(`serve exited: ${stderr}`)));
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      const list = await call(`${url}/v1/chatbots`, { key });
+      expect(list.status).toBe(200);
+      expect((list.json as { id: string }[]).map((chatbot) => chatbot.id)).toEqual([bot.id]);
+      const chat = await call(`${url}/v1/chatbots/${bot.id}/chat`, { key, body: { message: "Hello?", session_id: "served" } });
+      expect(chat.status).toBe(200);
+      expect(chat.json).toEqual({ response: expect.any(String) });
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
   }, 120_000);
 
   it("says the database cannot be reached, without its password, and exits 1", async () => {

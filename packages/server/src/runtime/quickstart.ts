@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { readDocuments } from "../cli/read-documents.js";
 import type { ServerConfig } from "./config.js";
 import type { ParleyRuntime } from "./open-parley.js";
+import { redactDatabaseUrl } from "@parley/postgres";
 
 /** The demo's provider and model: the first provider the environment makes available. */
 export function demoProvider(config: ServerConfig): { provider: Provider; model: string } {
@@ -57,7 +58,8 @@ export async function seedQuickstart(runtime: ParleyRuntime, config: ServerConfi
 
 /** The start-up banner: where the server listens, the demo's key and curl commands, and what the provider needs. */
 export function banner(url: string, config: ServerConfig, seed: DemoSeed | null, ollamaReachable: boolean | undefined): string {
-  const lines = [`Parley is listening on ${url} (database ${config.databasePath}).`];
+  const database = config.databaseUrl === undefined ? config.databasePath : `PostgreSQL at ${redactDatabaseUrl(config.databaseUrl)}`;
+  const lines = [`Parley is listening on ${url} (database ${database}).`];
   if (seed) {
     lines.push(
       "",
