@@ -143,8 +143,11 @@ try {
         rows.push({ k, vectorWeight, ndcg });
       }
     }
+    const equal = rows.find((row) => row.k === 60 && row.vectorWeight === 1)!;
     rows.sort((a, b) => b.ndcg - a.ndcg);
     for (const row of rows.slice(0, 15)) console.log(`k=${row.k} vector=${row.vectorWeight} nDCG@10=${row.ndcg.toFixed(4)}`);
+    // The semantic models' default, for comparison (docs/retrieval.md, "Fusion defaults").
+    console.log(`equal weights, k=60: nDCG@10=${equal.ndcg.toFixed(4)}`);
   }
 
   console.log(

@@ -69,7 +69,7 @@ function requestsFor(route: "list" | "chat", connection: number, keys: string[],
       method: "POST",
       path: `/v1/chatbots/${chatbotId}/chat`,
       headers: { authorization, "content-type": "application/json" },
-      // 25 sessions per connection: conversations grow as real ones do, with 10 turns of history.
+      // 25 sessions per connection: conversations grow as real ones do, with 10 messages of history.
       body: JSON.stringify({ message: messageFor(connection, index, random), session_id: `visitor-${connection}-${index % 25}` }),
     };
   });

@@ -8,7 +8,8 @@ import { WEBHOOK_COMMANDS } from "./cli/webhook-commands.js";
 import { ConfigError, loadConfig } from "./runtime/config.js";
 import { openRuntime } from "./runtime/open-runtime.js";
 
-const COMMANDS: Command[] = [...ADMIN_COMMANDS, ...WEBHOOK_COMMANDS, ...RUNTIME_COMMANDS, MIGRATE_COMMAND];
+/** Every `parley` command; the help and the tests are derived from it. */
+export const COMMANDS: Command[] = [...ADMIN_COMMANDS, ...WEBHOOK_COMMANDS, ...RUNTIME_COMMANDS, MIGRATE_COMMAND];
 
 const GLOBAL_HELP = `parley — self-hostable retrieval-augmented chatbot messaging
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { failWith } from "@parley/providers/testing";
+import { failWith, replyWith } from "@parley/providers/testing";
 import { call, environment, runCli, serve } from "./harness.js";
 
 let context: Awaited<ReturnType<typeof environment>>;
@@ -35,9 +35,11 @@ afterAll(async () => {
 
 describe("the three routes", () => {
   it("answers a chat with the model's reply, built from the retrieved context", async () => {
+    const reply = "Your kettle has a 2-year limited warranty.";
+    context.openai.chat.enqueue(replyWith(reply));
     const response = await call(`${server.url}/v1/chatbots/${botId}/chat`, { key: await freshKey(), body: { message: "How long is the warranty?", session_id: "s1" } });
     expect(response.status).toBe(200);
-    expect(response.json).toEqual({ response: expect.any(String) });
+    expect(response.json).toEqual({ response: reply });
     expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
     const sent = context.openai.chat.requests.at(-1)!.body as { model: string; messages: { role: string; content: string }[] };
     expect(sent.model).toBe("gpt-test");

@@ -1,4 +1,8 @@
+import { existsSync } from "node:fs";
+import { PassThrough } from "node:stream";
+import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { COMMANDS, main } from "../src/cli.js";
 import { environment, runCli } from "./harness.js";
 
 let context: Awaited<ReturnType<typeof environment>>;
@@ -10,6 +14,37 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.cleanup();
 });
+
+/** Every row of every table of a database file, to compare before and after a command. */
+function snapshot(path: string): Record<string, unknown[]> {
+  const database = new BetterSqlite3(path, { readonly: true });
+  try {
+    const tables = database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name").pluck().all() as string[];
+    return Object.fromEntries(tables.map((table) => [table, database.prepare(`SELECT * FROM "${table}"`).raw().all()]));
+  } finally {
+    database.close();
+  }
+}
+
+/** The plans a database file holds, by name. */
+function plansIn(path: string): unknown[] {
+  const database = new BetterSqlite3(path, { readonly: true });
+  try {
+    return database.prepare("SELECT name, monthly_messages FROM plans ORDER BY name").all();
+  } finally {
+    database.close();
+  }
+}
+
+/** Runs the CLI's main in this process (the same code the bin runs), collecting what it prints. */
+async function mainHere(argv: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const [stdout, stderr] = [new PassThrough(), new PassThrough()];
+  const text = { stdout: "", stderr: "" };
+  stdout.on("data", (chunk: Buffer) => (text.stdout += chunk));
+  stderr.on("data", (chunk: Buffer) => (text.stderr += chunk));
+  const code = await main(argv, { stdout, stderr, env });
+  return { code, ...text };
+}
 
 describe("the parley CLI", () => {
   it("prints exactly the JSON documents of docs/design.md §6", async () => {
@@ -36,35 +71,50 @@ describe("the parley CLI", () => {
   }, 60_000);
 
   it("fails with one line on stderr and a non-zero exit, and changes nothing", async () => {
+    const path = context.env.PARLEY_DB!;
+    expect((await mainHere(["plan", "set", "before-failures", "--monthly-messages", "7"], context.env)).code).toBe(0);
+    const before = snapshot(path);
+    expect(before.plans).toContainEqual(expect.arrayContaining(["before-failures", 7]));
     const unknownUser = await runCli(["key", "create", "--user", "00000000-0000-4000-8000-000000000000"], context.env);
-    expect(unknownUser.code).toBe(1);
-    expect(unknownUser.stdout).toBe("");
-    expect(unknownUser.stderr).toBe("parley key create: User 00000000-0000-4000-8000-000000000000 not found.\n");
+    expect(unknownUser).toMatchObject({ code: 1, stdout: "", stderr: "parley key create: User 00000000-0000-4000-8000-000000000000 not found.\n" });
     const missingFlag = await runCli(["user", "create"], context.env);
-    expect(missingFlag.code).toBe(2);
-    expect(missingFlag.stderr.trim().split("\n")).toHaveLength(1);
+    expect(missingFlag).toMatchObject({ code: 2, stdout: "", stderr: "parley user create: --email is required.\n" });
     const unknownFlag = await runCli(["user", "create", "--email", "a@b.c", "--colour", "red"], context.env);
-    expect(unknownFlag.code).toBe(2);
-    expect(unknownFlag.stderr).toMatch(/^parley user create: .*--colour/);
+    expect(unknownFlag).toMatchObject({ code: 2, stdout: "" });
+    expect(unknownFlag.stderr).toMatch(/^parley user create: Unknown option '--colour'[^\n]*\n$/);
     const badProvider = await runCli(["bot", "create", "--user", "x", "--name", "n", "--provider", "gemini", "--model", "m"], context.env);
-    expect(badProvider.stderr).toBe("parley bot create: provider: must be one of openai, anthropic, ollama\n");
+    expect(badProvider).toMatchObject({ code: 1, stdout: "", stderr: "parley bot create: provider: must be one of openai, anthropic, ollama\n" });
     const unknownCommand = await runCli(["frobnicate"], context.env);
-    expect(unknownCommand.code).toBe(2);
+    expect(unknownCommand).toMatchObject({ code: 2, stdout: "", stderr: 'parley: unknown command "frobnicate". Run "parley --help" for the list.\n' });
+    expect(snapshot(path)).toEqual(before);
   }, 60_000);
 
-  it("prints help for every command", async () => {
+  it("prints help for every command in its table, the list and each command's own", async () => {
     const help = await runCli(["--help"], context.env);
     expect(help.code).toBe(0);
-    for (const command of ["plan set", "user create", "key create", "key revoke", "bot create", "bot pause", "ingest", "takeover start", "webhook add", "conversation show", "serve"]) {
-      expect(help.stdout).toContain(`parley ${command}`);
+    // docs/design.md §6's commands are all in the table (so the loop below cannot pass on an empty one).
+    const documented = ["serve", "plan set", "user create", "key create", "key revoke", "bot create", "bot pause", "bot resume", "bot delete", "ingest", "reindex"];
+    documented.push("takeover start", "takeover end", "takeover reply", "conversation show", "webhook add", "webhook list", "webhook remove", "webhook deliveries", "webhook retry");
+    expect(COMMANDS.map((command) => command.name)).toEqual(expect.arrayContaining(documented));
+    for (const command of COMMANDS) {
+      expect(help.stdout).toContain(`  ${command.usage}\n      ${command.summary}\n`);
+      const words = command.name.split(" ");
+      expect(await mainHere([...words, "--help"]), command.name).toEqual({ code: 0, stdout: `Usage: ${command.usage}\n\n${command.summary}\n`, stderr: "" });
+      expect(command.usage.startsWith(`parley ${command.name}`), command.usage).toBe(true);
     }
-    const one = await runCli(["ingest", "--help"], context.env);
-    expect(one.stdout).toMatch(/^Usage: parley ingest --bot BOT_ID PATH\.\.\./);
+    expect((await mainHere(["ingest", "--help"])).stdout).toMatch(/^Usage: parley ingest --bot BOT_ID PATH\.\.\./);
   });
 
   it("reads the database from --db over PARLEY_DB, and refuses a bad configuration value clearly", async () => {
     const elsewhere = `${context.folder}/other.db`;
-    expect((await runCli(["plan", "set", "x", "--monthly-messages", "1", "--db", elsewhere], context.env)).code).toBe(0);
+    const environmentDb = `${context.folder}/from-environment.db`;
+    const env = { ...context.env, PARLEY_DB: environmentDb };
+    expect((await runCli(["plan", "set", "flag-wins", "--monthly-messages", "1", "--db", elsewhere], env)).code).toBe(0);
+    expect(plansIn(elsewhere)).toContainEqual({ name: "flag-wins", monthly_messages: 1 });
+    expect(existsSync(environmentDb)).toBe(false);
+    expect((await mainHere(["plan", "set", "from-environment", "--monthly-messages", "2"], env)).code).toBe(0);
+    expect(plansIn(environmentDb)).toContainEqual({ name: "from-environment", monthly_messages: 2 });
+    expect(plansIn(elsewhere)).not.toContainEqual(expect.objectContaining({ name: "from-environment" }));
     const bad = await runCli(["plan", "set", "x", "--monthly-messages", "1"], { ...context.env, PARLEY_KEY_RATE_LIMIT: "lots" });
     expect(bad.stderr).toBe('parley plan set: PARLEY_KEY_RATE_LIMIT must be a whole number from 1 to 1000000 (got "lots").\n');
   });

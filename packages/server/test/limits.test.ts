@@ -28,12 +28,15 @@ describe("limits over HTTP", () => {
       expect(response.status).toBe(200);
       expect(response.headers.get("ratelimit-limit")).toBe("60");
       expect(response.headers.get("ratelimit-remaining")).toBe(String(60 - index));
-      expect(Number(response.headers.get("ratelimit-reset"))).toBeGreaterThan(0);
+      // Seconds until the newest hit leaves the 60 s window: every hit here is less than a minute old.
+      expect(Number(response.headers.get("ratelimit-reset"))).toBeGreaterThanOrEqual(1);
+      expect(Number(response.headers.get("ratelimit-reset"))).toBeLessThanOrEqual(60);
     }
     const refused = await call(`${server.url}/v1/chatbots`, { key });
     expect(refused.status).toBe(429);
     expect(refused.json).toEqual({ detail: "API rate limit exceeded. Maximum 60 requests per minute." });
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(60);
     expect(refused.headers.get("ratelimit-remaining")).toBe("0");
     // A refused request is not counted, and other keys are not affected.
     const other = await server.runtime.parley.admin.createApiKey({ userId });

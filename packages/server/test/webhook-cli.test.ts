@@ -16,8 +16,8 @@ afterAll(async () => {
 });
 
 const cli = (...args: string[]) => runCliHere(args, context.env);
-/** The database and its WAL as one text, to look for secrets. */
-const databaseText = (path: string) => [path, `${path}-wal`].map((file) => { try { return readFileSync(file).toString("latin1"); } catch { return ""; } }).join("");
+/** The database and its WAL (when there is one) as one text, to look for secrets. A missing database fails. */
+const databaseText = (path: string) => [path, ...(existsSync(`${path}-wal`) ? [`${path}-wal`] : [])].map((file) => readFileSync(file).toString("latin1")).join("");
 
 describe("parley webhook commands", () => {
   it("add, list, deliveries, retry and remove print their JSON documents; no secret reaches the database", async () => {
@@ -26,8 +26,11 @@ describe("parley webhook commands", () => {
     const receiver = await startReceiver(500);
     const added = (await cli("webhook", "add", "--user", user.id as string, "--url", receiver.url, "--bot", bot.id as string, "--event", "conversation.started")).json!;
     expect(Object.keys(added)).toEqual(["id", "secret"]);
-    expect(databaseText(context.env.PARLEY_DB!)).not.toContain("whsec_");
-    expect(databaseText(context.env.PARLEY_DB!)).not.toContain((added.secret as string).slice(6));
+    const stored = databaseText(context.env.PARLEY_DB!);
+    // The text read is the one the subscription was written to: its id, URL and owner are in it.
+    for (const written of [added.id as string, receiver.url, "hooks@example.com"]) expect(stored).toContain(written);
+    expect(stored).not.toContain("whsec_");
+    expect(stored).not.toContain((added.secret as string).slice(6));
     expect(statSync(`${context.env.PARLEY_DB}.key`).mode & 0o777).toBe(0o600);
 
     expect((await cli("webhook", "list", "--user", user.id as string)).json).toEqual({

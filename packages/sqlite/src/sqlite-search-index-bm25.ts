@@ -97,7 +97,7 @@ export function createPostingCache(database: Database, options: { titleWeight: n
         countBetween: database.prepare(`SELECT count(*) FROM ${table}_docsize WHERE id BETWEEN ? AND ?`),
         idsBetween: database.prepare(`SELECT id FROM ${table}_docsize WHERE id BETWEEN ? AND ?`),
         // One row holding every instance as two JSON arrays: materialising a JS row per instance
-        // cost 3–5 times more (docs/benchmarks.md, "What changed").
+        // cost several times more.
         term: database.prepare(
           `SELECT json_group_array(doc) AS docs, json_group_array(col = 'title') AS titles FROM temp.${table}_instances WHERE term = ?`,
         ),

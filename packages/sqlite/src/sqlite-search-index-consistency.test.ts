@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import BetterSqlite3 from "better-sqlite3";
 import { migrate, openDatabase, schemaVersion } from "./database.js";
 import { MIGRATIONS } from "./migrations/index.js";
-import { CRASH_CHATBOT, CRASH_CHUNKS, CRASH_SPACE } from "./sqlite-search-index-crash-child.js";
+import { CRASH_CHATBOT, CRASH_CHUNKS, CRASH_ROUND, CRASH_SOURCES, CRASH_SPACE, crashSourceOf } from "./sqlite-search-index-crash-child.js";
 import { FTS_AUTOMERGE, ftsTableOf } from "./sqlite-search-index-keyword.js";
 import { createSqliteSearchIndex } from "./sqlite-search-index.js";
 
@@ -127,28 +127,41 @@ describe("SQLite search index storage", () => {
     });
     const path = join(directory, "crash.db");
     const child = spawn(process.execPath, [join(out, "child.js"), "--crash-child", path], { stdio: ["ignore", "pipe", "inherit"] });
-    let committed = 0;
-    let killScheduled = false;
+    const lines: string[] = [];
     await new Promise<void>((resolve, reject) => {
       child.on("error", reject);
       child.on("exit", (code, signal) => (signal === "SIGKILL" ? resolve() : reject(new Error(`child exited with ${code}`))));
+      let pending = "";
       child.stdout.on("data", (data: Buffer) => {
-        committed = Math.max(committed, ...data.toString().trim().split("\n").map(Number));
-        // Let it run well past the first pass over the sources, then kill it mid-transaction.
-        // Once only: a second timer could fire after the child is gone and kill a dead pid.
-        if (committed >= 30 && !killScheduled) {
-          killScheduled = true;
-          setTimeout(() => child.kill("SIGKILL"), 7);
-        }
+        const parts = (pending + data.toString()).split("\n");
+        pending = parts.pop()!;
+        lines.push(...parts);
+        // The child is now waiting inside the write transaction of CRASH_ROUND.
+        if (parts.some((line) => line.startsWith("writing "))) child.kill("SIGKILL");
       });
     });
+    const committed = lines.filter((line) => /^\d+$/.test(line)).map(Number);
+    expect(committed).toEqual(Array.from({ length: CRASH_ROUND - 1 }, (_, index) => index + 1));
+    expect(lines.at(-1)).toBe(`writing ${CRASH_ROUND} in transaction: true`);
+
     const database = openDatabase({ path });
     expectConsistent(database);
-    const rounds = database.prepare("SELECT source, count(*) AS chunks, count(DISTINCT substr(body, 1, instr(body, ' '))) AS rounds FROM search_chunks GROUP BY source").all() as {
-      source: string; chunks: number; rounds: number;
-    }[];
-    expect(rounds.length).toBeGreaterThan(0);
-    for (const row of rounds) expect(row).toEqual({ source: row.source, chunks: CRASH_CHUNKS, rounds: 1 }); // all or nothing
+    // Each source holds all the chunks of the last round that committed for it, and nothing of
+    // the killed round: its source keeps the round before.
+    const expected = new Map<string, number>();
+    for (const round of committed) expected.set(crashSourceOf(round), round);
+    expect(expected.get(crashSourceOf(CRASH_ROUND))).toBe(CRASH_ROUND - CRASH_SOURCES);
+    const rows = database.prepare("SELECT source, body FROM search_chunks").all() as { source: string; body: string }[];
+    const found = new Map<string, { rounds: Set<number>; chunks: number }>();
+    for (const { source, body } of rows) {
+      const entry = found.get(source) ?? { rounds: new Set<number>(), chunks: 0 };
+      entry.rounds.add(Number(/^round(\d+) /.exec(body)![1]));
+      entry.chunks += 1;
+      found.set(source, entry);
+    }
+    expect(new Map([...found].map(([source, { rounds, chunks }]) => [source, { rounds: [...rounds], chunks }]))).toEqual(
+      new Map([...expected].map(([source, round]) => [source, { rounds: [round], chunks: CRASH_CHUNKS }])),
+    );
     const index = createSqliteSearchIndex({ database });
     expect(await index.keywordSearch(CRASH_CHATBOT, "refunds", 5)).toHaveLength(5);
     expect(await index.vectorSearch(CRASH_CHATBOT, CRASH_SPACE, unit(1, 0, 0, 0, 0, 0, 0, 0), 3)).toHaveLength(3);

@@ -28,8 +28,8 @@ export const ftsTableOf = (key: number) => `search_fts_${Math.trunc(key)}`;
 
 /**
  * FTS5 merges a level's segments once it holds this many (FTS5's default is 4). Merging later
- * makes inserts about a quarter cheaper at 100,000 chunks (103 → 76 µs a chunk) for about twice
- * the segments, which the in-process scorer reads no slower (docs/benchmarks.md, "FTS5 automerge").
+ * makes inserts cheaper for about twice the segments, which the in-process scorer reads no
+ * slower (scripts/experiments/fts5-automerge.ts; docs/benchmarks.md, "FTS5 automerge").
  */
 export const FTS_AUTOMERGE = 8;
 

@@ -48,7 +48,7 @@ describe("chat: the monthly quota", () => {
   });
 
   it("honours a per-user override of the plan's limit", async () => {
-    const { parley, chatbot } = await setup();
+    const { parley, chatbot, caller: owner } = await setup();
     const vip = await parley.admin.createUser({ email: "vip@example.com", monthlyMessages: 1 });
     const { key } = await parley.admin.createApiKey({ userId: vip.id });
     const bot = await parley.admin.createChatbot({ userId: vip.id, name: "VIP", provider: "openai", model: "m" });
@@ -56,7 +56,9 @@ describe("chat: the monthly quota", () => {
     await parley.chat(caller, bot.id, { message: "1" });
     const error = await rejection(parley.chat(caller, bot.id, { message: "2" }));
     expect(error.detail).toMatch(/^Monthly message limit reached: the free plan allows 1 messages per month\./);
-    expect(chatbot.id).not.toBe(bot.id);
+    // The harness's owner, on the same plan without an override, is not limited to 1.
+    await parley.chat(owner, chatbot.id, { message: "1" });
+    await expect(parley.chat(owner, chatbot.id, { message: "2" })).resolves.toEqual({ response: "echo: 2", humanTakeover: false });
   });
 
   it.each([
@@ -85,12 +87,13 @@ describe("chat: the per-conversation rate limit", () => {
     const error = await rejection(parley.chat(caller, chatbot.id, { message: "one too many", session_id: "busy" }));
     expect(error.code).toBe("conversation_rate_limited");
     expect(error.detail).toBe("Conversation rate limit exceeded. Maximum 20 messages per minute in one conversation.");
-    expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
-    await expect(parley.chat(caller, chatbot.id, { message: "elsewhere", session_id: "calm" })).resolves.toBeDefined();
+    // The manual clock has not moved: the first of the 20 leaves the window in exactly a minute.
+    expect(error.retryAfterSeconds).toBe(60);
+    await expect(parley.chat(caller, chatbot.id, { message: "elsewhere", session_id: "calm" })).resolves.toEqual({ response: "echo: elsewhere", humanTakeover: false });
     const conversation = await storage.findConversation(chatbot.id, "busy");
     expect((await storage.listMessages(conversation!.id)).filter((message) => message.role === "user")).toHaveLength(20);
     clock.advance(60_000);
-    await expect(parley.chat(caller, chatbot.id, { message: "later", session_id: "busy" })).resolves.toBeDefined();
+    await expect(parley.chat(caller, chatbot.id, { message: "later", session_id: "busy" })).resolves.toEqual({ response: "echo: later", humanTakeover: false });
   });
 
   it("uses the configured limit in its detail", async () => {
@@ -127,8 +130,15 @@ describe("chat: order of checks and bad input", () => {
   });
 
   it("accepts 32,000 characters (emoji count as one), ignores unknown fields", async () => {
-    const { parley, caller, chatbot } = await setup();
-    await expect(parley.chat(caller, chatbot.id, { message: "😀".repeat(32_000), extra: true })).resolves.toBeDefined();
+    const { parley, caller, chatbot, storage } = await setup();
+    const message = "😀".repeat(32_000); // 64,000 UTF-16 code units
+    await expect(parley.chat(caller, chatbot.id, { message, extra: true, session_id: "long" })).resolves.toEqual({ response: `echo: ${message}`, humanTakeover: false });
+    const conversation = await storage.findConversation(chatbot.id, "long");
+    const stored = await storage.listMessages(conversation!.id);
+    expect(stored.map(({ role, content }) => ({ role, content }))).toEqual([
+      { role: "user", content: message },
+      { role: "assistant", content: `echo: ${message}` },
+    ]);
   });
 
   it("validates the body before looking up the chatbot", async () => {
@@ -146,7 +156,8 @@ describe("chat: order of checks and bad input", () => {
     for (const id of ["00000000-0000-4000-8000-00000000ffff", othersBot.id, deleted.id, "not-a-uuid", "' OR 1=1 --"]) {
       expect(await rejection(parley.chat(caller, id, { message: "hi" }))).toMatchObject({ code: "not_found", detail: "Chatbot not found." });
     }
-    expect(chatbot.id).toBeDefined();
+    // The caller's own chatbot is found: not_found is not the answer to everything.
+    await expect(parley.chat(caller, chatbot.id, { message: "hi" })).resolves.toEqual({ response: "echo: hi", humanTakeover: false });
   });
 
   it("refuses a paused chatbot with nothing stored, counted or fired, and serves it again once resumed", async () => {
@@ -160,6 +171,7 @@ describe("chat: order of checks and bad input", () => {
     expect(await outbox()).toHaveLength(0);
     expect(await storage.getMonthlyUsage(user.id, "2026-11")).toBe(0);
     await parley.admin.resumeChatbot(chatbot.id);
-    await expect(parley.chat(caller, chatbot.id, { message: "hi", session_id: "s" })).resolves.toBeDefined();
+    await expect(parley.chat(caller, chatbot.id, { message: "hi", session_id: "s" })).resolves.toEqual({ response: "echo: hi", humanTakeover: false });
+    expect(await storage.getMonthlyUsage(user.id, "2026-11")).toBe(1);
   });
 });

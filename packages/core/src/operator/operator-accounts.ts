@@ -3,7 +3,7 @@ import type { Caller } from "../domain/user.js";
 import type { Dependencies } from "../dependencies.js";
 import { invalidRequest, notFound } from "../errors.js";
 import { createApiKey, revokeApiKey } from "../admin/accounts.js";
-import { assertUrl, createWebhookSubscription, retryWebhookDelivery } from "../admin/webhooks.js";
+import { assertUrl, createWebhookSubscription } from "../admin/webhooks.js";
 import { isUuid } from "../support/ids.js";
 import { formatTimestamp, monthOf, startOfNextMonth } from "../support/time.js";
 import { decodeCursor, encodeCursor, pageOf, pageOfAll, pageSize, type PageRequest } from "./pages.js";
@@ -67,7 +67,10 @@ export async function listDeliveries(dependencies: Dependencies, caller: Caller,
 export async function retryDelivery(dependencies: Dependencies, caller: Caller, deliveryId: string) {
   const delivery = isUuid(deliveryId) ? await dependencies.storage.getDelivery(deliveryId.toLowerCase()) : null;
   if (!delivery || delivery.userId !== caller.user.id) throw notFound("Delivery");
-  return toDeliveryView(await retryWebhookDelivery(dependencies, delivery.id));
+  // A delivery whose subscription was removed cannot be sent again: the same 404, without the id.
+  const retried = await dependencies.storage.retryDelivery(delivery.id, dependencies.clock.now());
+  if (!retried) throw notFound("Delivery");
+  return toDeliveryView(retried);
 }
 
 /** This month's usage of the caller: the plan's limit, what is used and left, per chatbot and per day. */

@@ -57,11 +57,21 @@ export function pageOf<Row, Item>(rows: Row[], size: number, view: (row: Row) =>
   return { data: shown.map(view), next_cursor: rows.length > size ? cursorOf(shown.at(-1)!) : null };
 }
 
-/** A page of a list held whole in memory (a user's chatbots, keys, webhooks: few rows), by position after an id. */
-export function pageOfAll<Row extends { id: string }, Item>(list: string, rows: Row[], request: PageRequest, view: (row: Row) => Item): Page<Item> {
+/**
+ * A page of a list held whole in memory (a user's chatbots, keys, webhooks: few rows, newest
+ * first), by position after the cursor's row. The cursor also holds that row's creation time,
+ * so a walk goes on with the older rows when its row was deleted meanwhile (only a row created
+ * in the very same microsecond as the deleted one could then be missed).
+ */
+export function pageOfAll<Row extends { id: string; createdAt: number }, Item>(list: string, rows: Row[], request: PageRequest, view: (row: Row) => Item): Page<Item> {
   const size = pageSize(request);
-  const after = decodeCursor(list, request.cursor, ["string"]);
-  // An id that has since gone (deleted) ends the list rather than restarting it.
-  const start = after === undefined ? 0 : rows.findIndex((row) => row.id === after[0]) + 1 || rows.length;
-  return pageOf(rows.slice(start, start + size + 1), size, view, (row) => encodeCursor(list, [row.id]));
+  const after = decodeCursor(list, request.cursor, ["number", "string"]);
+  let start = 0;
+  if (after !== undefined) {
+    const [createdAt, id] = after as [number, string];
+    const found = rows.findIndex((row) => row.id === id);
+    start = found !== -1 ? found + 1 : rows.findIndex((row) => row.createdAt < createdAt);
+    if (start === -1) start = rows.length;
+  }
+  return pageOf(rows.slice(start, start + size + 1), size, view, (row) => encodeCursor(list, [row.createdAt, row.id]));
 }

@@ -11,9 +11,8 @@ describe("webhook dispatcher, when receivers fail", () => {
     receiver.script("hang", 200);
     const { dispatcher, send, advanceSeconds, deliveries } = await setupWebhooks(receiver, { eventTypes: ["message.received"], dispatcher: { timeoutMs: 200 } });
     await send("hello");
-    const started = performance.now();
+    // The receiver never answers: only the dispatcher's own timeout can end this attempt.
     const [cut] = await dispatcher.runOnce();
-    expect(performance.now() - started).toBeLessThan(2_000);
     expect(cut).toMatchObject({ outcome: "retry", responseStatus: null, error: "timed out after 200 ms" });
     advanceSeconds(60);
     expect((await dispatcher.runOnce()).map((report) => report.outcome)).toEqual(["delivered"]);

@@ -9,15 +9,18 @@ export interface FakeUsage {
 
 /** What a fake does with one request. Every kind but `hang` may be delayed by `delayMs`. */
 export type FakeBehaviour =
-  | { kind: "reply"; text: string; usage?: FakeUsage | null; delayMs?: number }
+  | { kind: "reply"; text: string; usage?: FakeUsage | null; delayMs?: number; until?: PromiseLike<unknown> }
   | { kind: "vectors"; vectors: number[][]; delayMs?: number }
   | { kind: "error"; status: number; message: string; headers: Record<string, string>; delayMs?: number }
   | { kind: "malformed"; delayMs?: number }
   | { kind: "reset"; delayMs?: number }
   | { kind: "hang" };
 
-/** A chat answer with this text (`""` for an empty reply); usage is estimated unless given or `null`. */
-export function replyWith(text: string, options: { usage?: FakeUsage | null; delayMs?: number } = {}): FakeBehaviour {
+/**
+ * A chat answer with this text (`""` for an empty reply); usage is estimated unless given or `null`.
+ * With `until`, the answer waits for that promise: a test decides when the model answers.
+ */
+export function replyWith(text: string, options: { usage?: FakeUsage | null; delayMs?: number; until?: PromiseLike<unknown> } = {}): FakeBehaviour {
   return { kind: "reply", text, ...options };
 }
 

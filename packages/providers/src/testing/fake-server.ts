@@ -95,6 +95,7 @@ export async function startFakeServer<RouteName extends string>(
       const behaviour = route.next(recorded);
       const delayMs = options.instant || behaviour.kind === "hang" ? 0 : (behaviour.delayMs ?? 0);
       const act = () => perform(behaviour, wire.routes[routeName], recorded, request, response, wire);
+      if (behaviour.kind === "reply" && behaviour.until !== undefined && !options.instant) return void behaviour.until.then(act, act);
       if (delayMs <= 0) return act();
       const timer = setTimeout(() => {
         timers.delete(timer);

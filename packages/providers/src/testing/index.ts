@@ -11,7 +11,7 @@
  * await openai.close();                                  // also drops hanging requests
  * ```
  *
- * Behaviours: `replyWith(text, { usage, delayMs })`, `embedWith(vectors)`,
+ * Behaviours: `replyWith(text, { usage, delayMs, until })`, `embedWith(vectors)`,
  * `failWith(status, { message, headers })`, `answerMalformedJson()`, `resetConnection()`,
  * `hangForever()`. Without a script, chat answers {@link FAKE_REPLY_TEXT} and embeddings are
  * deterministic bag-of-words vectors ({@link fakeEmbedding}) of the model's known size.

@@ -141,7 +141,7 @@ function methodNotAllowed(allowed: string[]): Outcome {
 }
 
 /** The token of an `Authorization: Bearer <token>` header; undefined for any other shape. */
-function bearerToken(header: string | undefined): string | undefined {
+export function bearerToken(header: string | undefined): string | undefined {
   const match = /^Bearer +(\S+) *$/i.exec(header ?? "");
   return match?.[1];
 }

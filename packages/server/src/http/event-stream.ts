@@ -1,6 +1,6 @@
 import type { EventFeed, OutboxEvent } from "@parley/core";
 import { webhookBody } from "@parley/core";
-import type { EventStreamHandler } from "./create-request-handler.js";
+import { bearerToken, type EventStreamHandler } from "./create-request-handler.js";
 
 /** How often a comment line keeps an idle stream (and the proxies on its way) open. */
 export const HEARTBEAT_MS = 15_000;
@@ -13,10 +13,14 @@ export function formatEvent(event: OutboxEvent): string {
 /**
  * Server-Sent Events for `GET /v1/admin/events` (docs/design.md §9): the caller's events live
  * from the shared feed, every event after `Last-Event-ID` first, a comment line every 15 s.
- * `closeAll` ends every open stream, for a graceful stop.
+ * With `authenticate`, each heartbeat checks the stream's key again, so a revoked key's stream
+ * ends by the next one. `closeAll` ends every open stream, for a graceful stop.
  */
-export function createEventStreams(options: { feed: EventFeed; heartbeatMs?: number }) {
+export function createEventStreams(options: { feed: EventFeed; heartbeatMs?: number; authenticate?: (token: string | undefined) => Promise<unknown> }) {
   const open = new Set<() => void>();
+  // The feed hands each event to every stream of its user in turn: formatted once, not once a stream.
+  let last: { event: OutboxEvent; text: string } | undefined;
+  const textOf = (event: OutboxEvent) => (last?.event === event ? last.text : (last = { event, text: formatEvent(event) }).text);
 
   const handler: EventStreamHandler = async ({ caller, request, response, headers }) => {
     const offered = request.headers["last-event-id"];
@@ -33,7 +37,10 @@ export function createEventStreams(options: { feed: EventFeed; heartbeatMs?: num
     await new Promise<void>((resolve) => {
       let unsubscribe: (() => void) | undefined;
       let ended = false;
-      const heartbeat = setInterval(() => response.write(": keep-alive\n\n"), options.heartbeatMs ?? HEARTBEAT_MS);
+      const heartbeat = setInterval(() => {
+        response.write(": keep-alive\n\n");
+        options.authenticate?.(bearerToken(request.headers.authorization)).catch(end);
+      }, options.heartbeatMs ?? HEARTBEAT_MS);
       const end = () => {
         if (ended) return;
         ended = true;
@@ -46,7 +53,7 @@ export function createEventStreams(options: { feed: EventFeed; heartbeatMs?: num
       open.add(end);
       request.on("close", end);
       response.on("error", end);
-      options.feed.subscribe(caller.user.id, lastEventId, (event) => response.write(formatEvent(event))).then(
+      options.feed.subscribe(caller.user.id, lastEventId, (event) => response.write(textOf(event))).then(
         (stop) => {
           unsubscribe = stop;
           if (ended) stop();

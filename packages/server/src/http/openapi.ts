@@ -30,7 +30,7 @@ Generated from the JSON Schemas the server validates with (packages/server/src/h
 const chatOperation = {
   operationId: "sendChatMessage",
   summary: "Send a message to a chatbot and get its reply",
-  description: `The retrieval-augmented pipeline: quota and conversation rate, find or create the conversation of (chatbot_id, session_id), store the message, retrieve context (BM25 + vectors fused by Reciprocal Rank Fusion), build the prompt with the conversation's ${DEFAULT_SETTINGS.historyTurns} most recent stored messages as history, call the chatbot's model, store and return the reply. Every accepted message counts toward the plan's monthly quota. Fires \`conversation.started\` (new conversation) and \`message.received\` webhooks. The reply carries no conversation id: the conversation is identified by \`session_id\`.`,
+  description: `The retrieval-augmented pipeline: quota and conversation rate, find or create the conversation of (chatbot_id, session_id), store the message, retrieve context (BM25 + vectors fused by Reciprocal Rank Fusion), build the prompt with the conversation's last ${DEFAULT_SETTINGS.historyTurns} messages, call the chatbot's model, store and return the reply. Every accepted message counts toward the plan's monthly quota. Fires \`conversation.started\` (new conversation) and \`message.received\` webhooks. The reply carries no conversation id: the conversation is identified by \`session_id\`.`,
   tags: ["chat"],
   parameters: [ref("parameters", "ChatbotId"), ref("parameters", "RequestId")],
   requestBody: {

@@ -16,32 +16,55 @@ describe("loadConfig", () => {
     });
   });
 
-  it("reads every variable, and lets flags win over the environment", () => {
-    const config = loadConfig(
-      {
-        PARLEY_DB: "/data/p.db",
-        PORT: "9000",
-        HOST: "0.0.0.0",
-        PARLEY_EMBEDDER: "ollama:nomic-embed-text",
-        PARLEY_KEY_RATE_LIMIT: "120",
-        PARLEY_ADMIN_KEY_RATE_LIMIT: "900",
-        PARLEY_CONVERSATION_RATE_LIMIT: "5",
-        PARLEY_LLM_TIMEOUT_MS: "1500",
-        OPENAI_BASE_URL: "http://127.0.0.1:8000/v1",
-        OLLAMA_HOST: "gpu-box:11434",
+  it("reads every variable it looks at, and lets flags win over the environment", () => {
+    const env: Record<string, string> = {
+      PARLEY_DB: "/data/p.db",
+      PORT: "9000",
+      HOST: "0.0.0.0",
+      PARLEY_EMBEDDER: "ollama:my-embedder",
+      PARLEY_EMBEDDER_DIMENSIONS: "384",
+      PARLEY_KEY_RATE_LIMIT: "120",
+      PARLEY_ADMIN_KEY_RATE_LIMIT: "900",
+      PARLEY_CONVERSATION_RATE_LIMIT: "5",
+      PARLEY_SECRET_KEY: "a master key of at least thirty-two characters",
+      PARLEY_LLM_TIMEOUT_MS: "1500",
+      OPENAI_API_KEY: "sk-openai-test",
+      OPENAI_BASE_URL: "http://127.0.0.1:8000/v1",
+      OPENAI_ORG_ID: "org-test",
+      OPENAI_PROJECT_ID: "proj-test",
+      ANTHROPIC_API_KEY: "sk-ant-test",
+      ANTHROPIC_BASE_URL: "http://127.0.0.1:8001",
+      OLLAMA_HOST: "gpu-box:11434",
+    };
+    // Every variable loadConfig reads is in the table above, so a new one cannot go untested.
+    const read = new Set<string>();
+    const watched = new Proxy(env, {
+      get: (target, name) => {
+        if (typeof name === "string") read.add(name);
+        return target[name as string];
       },
-      { port: 1234 },
-    );
-    expect(config).toMatchObject({
+    });
+    const config = loadConfig(watched);
+    expect([...read].sort()).toEqual(Object.keys(env).sort());
+    expect(config).toEqual({
       databasePath: "/data/p.db",
-      port: 1234,
+      port: 9000,
       host: "0.0.0.0",
-      embedder: { kind: "ollama", model: "nomic-embed-text" },
+      embedder: { kind: "ollama", model: "my-embedder" },
       keyRequestsPerMinute: 120,
       adminKeyRequestsPerMinute: 900,
       conversationMessagesPerMinute: 5,
-      providers: { timeoutMs: 1500, openai: { baseURL: "http://127.0.0.1:8000/v1" }, ollama: { host: "gpu-box:11434" } },
+      secretKey: "a master key of at least thirty-two characters",
+      providers: {
+        openai: { apiKey: "sk-openai-test", baseURL: "http://127.0.0.1:8000/v1", organization: "org-test", project: "proj-test" },
+        anthropic: { apiKey: "sk-ant-test", baseURL: "http://127.0.0.1:8001" },
+        ollama: { host: "gpu-box:11434" },
+        timeoutMs: 1500,
+        embedderDimensions: 384,
+      },
+      env: watched,
     });
+    expect(loadConfig(env, { databasePath: "/flag.db", port: 1234, host: "::1" })).toMatchObject({ databasePath: "/flag.db", port: 1234, host: "::1" });
   });
 
   it.each([

@@ -20,7 +20,7 @@ export interface RunningServer {
 export async function startServer(options: { runtime: ParleyRuntime; port: number; host: string; log?: LogSink; heartbeatMs?: number }): Promise<RunningServer> {
   // One reader of the outbox feeds every live stream of this process (docs/api.md, "Live events").
   const feed = options.runtime.parley.createEventFeed();
-  const streams = createEventStreams({ feed, heartbeatMs: options.heartbeatMs });
+  const streams = createEventStreams({ feed, heartbeatMs: options.heartbeatMs, authenticate: options.runtime.parley.authenticate });
   const server = createServer(
     { keepAliveTimeout: 5_000 },
     createRequestHandler({ parley: options.runtime.parley, log: options.log ?? consoleLog, secrets: options.runtime.secrets, streamEvents: streams.handler }),

@@ -27,11 +27,16 @@ export const operatorSchema: Migration = {
         owner_id = (SELECT owner_id FROM chatbots WHERE chatbots.id = conversations.chatbot_id),
         message_count = (SELECT count(*) FROM messages WHERE messages.conversation_id = conversations.id),
         updated_at = max(created_at, coalesce((SELECT max(created_at) FROM messages WHERE messages.conversation_id = conversations.id), 0)),
-        -- The chatbot could not answer when its latest reply is its fallback message.
-        needs_attention = coalesce((
-          SELECT messages.role = 'assistant' AND messages.author = 'model' AND messages.content = chatbots.fallback_message
-          FROM messages JOIN chatbots ON chatbots.id = conversations.chatbot_id
-          WHERE messages.conversation_id = conversations.id ORDER BY messages.seq DESC LIMIT 1), 0);
+        -- The rule of docs/design.md §9: the provider failed on the latest user message (stored,
+        -- never answered, while the chatbot had the conversation), or the latest reply is the
+        -- fallback message (a visitor writing again after it does not clear that).
+        needs_attention = CASE
+          WHEN human_takeover = 0 AND (SELECT role FROM messages WHERE messages.conversation_id = conversations.id ORDER BY seq DESC LIMIT 1) = 'user' THEN 1
+          ELSE coalesce((
+            SELECT messages.author = 'model' AND messages.content = chatbots.fallback_message
+            FROM messages JOIN chatbots ON chatbots.id = conversations.chatbot_id
+            WHERE messages.conversation_id = conversations.id AND messages.role = 'assistant' ORDER BY messages.seq DESC LIMIT 1), 0)
+        END;
       CREATE INDEX conversations_by_owner_activity ON conversations (owner_id, updated_at DESC, id);
       CREATE INDEX conversations_by_chatbot_activity ON conversations (chatbot_id, updated_at DESC, id);
 
