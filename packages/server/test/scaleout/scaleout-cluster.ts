@@ -3,7 +3,6 @@ import { randomUUID } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createPool, openPostgres } from "@parley/postgres";
-import { startPgliteServer } from "@parley/postgres/pglite";
 import { loadConfig } from "../../src/runtime/config.js";
 import type { ParleyRuntime } from "../../src/runtime/open-parley.js";
 import { enginesToEnv, openScaleoutRuntime, type ScaleoutEngines } from "./scaleout-wiring.js";
@@ -16,10 +15,10 @@ export interface Member {
   child: ChildProcess;
 }
 
-/** Starts one server process and resolves once it listens. */
-function startMember(env: Record<string, string>): Promise<Member> {
+/** Starts one server process (or the PGlite one) and resolves once it prints its URL. */
+function startMember(env: Record<string, string>, script = "test/scaleout/scaleout-child.ts"): Promise<Member> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "test/scaleout/scaleout-child.ts"], {
+    const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", script], {
       cwd: SERVER_ROOT,
       env: { PATH: process.env.PATH, ...env },
       stdio: ["ignore", "pipe", "pipe"],
@@ -32,19 +31,20 @@ function startMember(env: Record<string, string>): Promise<Member> {
       const line = stdout.split("\n").find((candidate) => candidate.startsWith("{"));
       if (line) resolve({ url: (JSON.parse(line) as { url: string }).url, child });
     });
-    child.once("exit", (code) => reject(new Error(`A server process exited (${code}) before listening: ${stderr}`)));
+    child.once("exit", (code) => reject(new Error(`${script} exited (${code}) before listening: ${stderr}`)));
   });
 }
 
 /**
  * Several server processes on one PostgreSQL (Storage, a schema of this run), one PGlite with
- * pgvector (the search index) and one Redis, plus a runtime in this process for seeding.
+ * pgvector in a process of its own (the search index) and one Redis, plus a runtime in this
+ * process for seeding.
  */
 export async function startCluster(options: { size: number; storageUrl: string; redisUrl: string; env: Record<string, string> }) {
   const schema = `parley_cluster_${randomUUID().replaceAll("-", "")}`;
   const setup = createPool({ url: options.storageUrl, poolSize: 1 });
   await setup.query(`CREATE SCHEMA ${schema}`);
-  const pglite = await startPgliteServer();
+  const pglite = await startMember({}, "test/scaleout/pglite-child.ts");
   const engines: ScaleoutEngines = { storageUrl: options.storageUrl, schema, searchUrl: pglite.url, redisUrl: options.redisUrl, redisPrefix: `parley-cluster:${randomUUID()}:` };
   // Migrated once here, so the processes start on an up-to-date schema.
   const storagePool = createPool({ url: options.storageUrl, schema, poolSize: 2 });
@@ -70,7 +70,7 @@ export async function startCluster(options: { size: number; storageUrl: string; 
       await storagePool.end();
       await setup.query(`DROP SCHEMA ${schema} CASCADE`);
       await setup.end();
-      await pglite.stop();
+      await new Promise<void>((resolve) => (pglite.child.once("exit", () => resolve()), pglite.child.kill("SIGTERM")));
     },
   };
 }
