@@ -29,8 +29,8 @@ export { parseChatInput, MAX_MESSAGE_CHARS, MAX_SESSION_ID_CHARS, type ChatInput
 export { buildPrompt, type ContextChunk, type Prompt } from "./chat/prompt-builder.js";
 export { defaultIdentityRules } from "./chat/identity-rules.js";
 export { retrieveCandidates, retrieveContext, selectContext, type RetrieveCandidates } from "./chat/retrieve-context.js";
-export { chunkText, type ChunkOptions } from "./retrieval/chunker.js";
-export { embedInBatches, type DocumentInput } from "./admin/ingestion.js";
+export { chunkSections, chunkText, type ChunkOptions, type Section } from "./retrieval/chunker.js";
+export { chunkDocument, embedInBatches, type DocumentInput } from "./admin/ingestion.js";
 export type { IngestDocumentsOptions, IngestionProgress } from "./admin/bulk-ingestion.js";
 export { DEFAULT_FALLBACK_MESSAGE, DEFAULT_SYSTEM_PROMPT, type CreateChatbotInput } from "./admin/chatbot-admin.js";
 export type { CreateWebhookInput } from "./admin/webhooks.js";

@@ -171,6 +171,7 @@ export function createParley(options: ParleyOptions) {
         clock: dependencies.clock,
         ids: dependencies.ids,
         events: dependencies.events,
+        checkUrl: dependencies.checkWebhookUrl,
         ...overrides,
       }),
   };

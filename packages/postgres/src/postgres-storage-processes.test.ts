@@ -63,7 +63,7 @@ if (testDatabaseUrl === undefined) {
       const { stores, close } = await storages(3);
       try {
         const { user, input } = await seed(stores[0]!);
-        await stores[0]!.createWebhookSubscription({ id: randomUUID(), userId: user.id, url: "http://127.0.0.1:9/", chatbotId: null, eventTypes: [], signingKeyId: "k", createdAt: START });
+        await stores[0]!.createWebhookSubscription({ id: randomUUID(), userId: user.id, url: "http://127.0.0.1:9/", chatbotId: null, eventTypes: [], signingKeyId: "k", publicOnly: false, createdAt: START });
         for (let index = 0; index < 30; index += 1) {
           await stores[0]!.acceptUserMessage(input({ monthlyLimit: 100, at: START + index, events: ({ conversation, message }) => [
             { id: randomUUID(), type: "message.received", userId: user.id, chatbotId: conversation.chatbotId, createdAt: START + index, data: { message_id: message.id } } as never,

@@ -21,7 +21,7 @@ export interface ConversationSummaryRow extends ConversationRow {
 }
 export interface MessageRow { id: string; conversation_id: string; role: string; author: string; content: string; created_at: number }
 export interface OutboxEventRow { id: string; type: string; user_id: string; chatbot_id: string; data: string; created_at: number }
-export interface WebhookSubscriptionRow { id: string; user_id: string; url: string; chatbot_id: string | null; event_types: string; signing_key_id: string; created_at: number }
+export interface WebhookSubscriptionRow { id: string; user_id: string; url: string; chatbot_id: string | null; event_types: string; signing_key_id: string; public_only: boolean; created_at: number }
 export interface WebhookDeliveryRow {
   id: string; subscription_id: string; user_id: string; event_id: string; event_type: string; status: string; attempts: number;
   next_attempt_at: number | null; last_attempt_at: number | null; last_response_status: number | null;
@@ -34,7 +34,7 @@ export const CONVERSATION_COLUMNS = "id, chatbot_id, session_id, human_takeover,
 export const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
 export const USER_COLUMNS = "id, email, plan_name, monthly_messages_override, created_at";
 export const API_KEY_COLUMNS = "id, user_id, name, key_hash, scope, created_at, revoked_at, last_used_at";
-export const SUBSCRIPTION_COLUMNS = "id, user_id, url, chatbot_id, event_types, signing_key_id, created_at";
+export const SUBSCRIPTION_COLUMNS = "id, user_id, url, chatbot_id, event_types, signing_key_id, public_only, created_at";
 export const DELIVERY_COLUMNS =
   "id, subscription_id, user_id, event_id, event_type, status, attempts, next_attempt_at, last_attempt_at, last_response_status, last_error, created_at, delivered_at";
 
@@ -105,6 +105,7 @@ export const webhookSubscriptionFromRow = (row: WebhookSubscriptionRow): Webhook
   chatbotId: row.chatbot_id,
   eventTypes: JSON.parse(row.event_types) as EventType[],
   signingKeyId: row.signing_key_id,
+  publicOnly: row.public_only,
   createdAt: row.created_at,
 });
 

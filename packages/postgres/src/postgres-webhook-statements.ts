@@ -3,7 +3,7 @@ import { DELIVERY_COLUMNS, OUTBOX_COLUMNS, SUBSCRIPTION_COLUMNS } from "./postgr
 // The SQL of webhook subscriptions and deliveries on PostgreSQL; every value is a parameter.
 
 export const WEBHOOK_SQL = {
-  insertSubscription: `INSERT INTO webhook_subscriptions (${SUBSCRIPTION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+  insertSubscription: `INSERT INTO webhook_subscriptions (${SUBSCRIPTION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
   getSubscription: `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE id = $1`,
   listSubscriptions: `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE user_id = $1 ORDER BY created_at, seq`,
   deleteSubscription: "DELETE FROM webhook_subscriptions WHERE id = $1",

@@ -73,8 +73,8 @@ export function createPostgresWebhookStorage(pool: pg.Pool): WebhookStorage {
   const inTurn = createTurns();
   return {
     async createWebhookSubscription(subscription) {
-      const { id, userId, url, chatbotId, eventTypes, signingKeyId, createdAt } = subscription;
-      await pool.query(SQL.insertSubscription, [id, userId, url, chatbotId, JSON.stringify(eventTypes), signingKeyId, createdAt]);
+      const { id, userId, url, chatbotId, eventTypes, signingKeyId, publicOnly, createdAt } = subscription;
+      await pool.query(SQL.insertSubscription, [id, userId, url, chatbotId, JSON.stringify(eventTypes), signingKeyId, publicOnly, createdAt]);
       return { ...subscription, eventTypes: [...eventTypes] };
     },
     async listWebhookSubscriptions(userId) {

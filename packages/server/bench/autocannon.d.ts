@@ -48,5 +48,12 @@ declare module "autocannon" {
     requests: Histogram & { sent: number };
     throughput: Histogram;
   }
+  /** The running load, as the callback form returns it (the soak counts answers as they come). */
+  export interface Instance {
+    on(event: "response", listener: (client: Client, statusCode: number, bytes: number, responseTimeMs: number) => void): Instance;
+    on(event: "reqError", listener: (error: Error) => void): Instance;
+    stop(): void;
+  }
   export default function autocannon(options: Options): Promise<Result>;
+  export default function autocannon(options: Options, done: (error: Error | null, result: Result) => void): Instance;
 }

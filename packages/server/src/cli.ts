@@ -1,6 +1,7 @@
 import { isParleyError } from "@parley/core";
 import { parseArgs } from "node:util";
 import { ADMIN_COMMANDS, checkPositionals } from "./cli/admin-commands.js";
+import { BACKUP_COMMAND } from "./cli/backup-command.js";
 import { UsageError, type Command, type CommandIo } from "./cli/command.js";
 import { RUNTIME_COMMANDS } from "./cli/runtime-commands.js";
 import { MIGRATE_COMMAND } from "./cli/migrate-command.js";
@@ -9,7 +10,7 @@ import { ConfigError, loadConfig } from "./runtime/config.js";
 import { openRuntime } from "./runtime/open-runtime.js";
 
 /** Every `parley` command; the help and the tests are derived from it. */
-export const COMMANDS: Command[] = [...ADMIN_COMMANDS, ...WEBHOOK_COMMANDS, ...RUNTIME_COMMANDS, MIGRATE_COMMAND];
+export const COMMANDS: Command[] = [...ADMIN_COMMANDS, ...WEBHOOK_COMMANDS, ...RUNTIME_COMMANDS, BACKUP_COMMAND, MIGRATE_COMMAND];
 
 const GLOBAL_HELP = `parley — self-hostable retrieval-augmented chatbot messaging
 
@@ -60,7 +61,7 @@ export async function main(argv: string[], io: CommandIo = { stdout: process.std
     try {
       const result = await command.run({ values, positionals }, { runtime, config, io });
       if (command.name !== "serve") io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      return 0;
+      return command.exitCode?.(result) ?? 0;
     } finally {
       if (command.name !== "serve") await runtime.close();
     }

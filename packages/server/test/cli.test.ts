@@ -102,7 +102,7 @@ describe("the parley CLI", () => {
       expect(await mainHere([...words, "--help"]), command.name).toEqual({ code: 0, stdout: `Usage: ${command.usage}\n\n${command.summary}\n`, stderr: "" });
       expect(command.usage.startsWith(`parley ${command.name}`), command.usage).toBe(true);
     }
-    expect((await mainHere(["ingest", "--help"])).stdout).toMatch(/^Usage: parley ingest --bot BOT_ID PATH\.\.\./);
+    expect((await mainHere(["ingest", "--help"])).stdout).toMatch(/^Usage: parley ingest --bot BOT_ID PATH\|URL\.\.\./);
   });
 
   it("reads the database from --db over PARLEY_DB, and refuses a bad configuration value clearly", async () => {

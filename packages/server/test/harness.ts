@@ -66,9 +66,10 @@ export async function environment(extra: Record<string, string> = {}) {
 
 /** A running server on port 0 over the environment's database, with its log lines collected. */
 export async function serve(env: Record<string, string>): Promise<{ runtime: SqliteRuntime; running: RunningServer; url: string; logs: Record<string, unknown>[] }> {
-  const runtime = openParley(loadConfig(env));
+  const config = loadConfig(env);
+  const runtime = openParley(config);
   const logs: Record<string, unknown>[] = [];
-  const running = await startServer({ runtime, port: 0, host: "127.0.0.1", log: (line) => logs.push(line) });
+  const running = await startServer({ runtime, port: 0, host: "127.0.0.1", log: (line) => logs.push(line), limits: config.http, shutdownGraceMs: config.shutdownGraceMs });
   return { runtime, running, url: running.url, logs };
 }
 

@@ -29,13 +29,13 @@ afterAll(async () => {
 });
 
 describe("parley ingest progress", () => {
-  it("shows files, chunks and a rate on stderr when it is a terminal, and keeps stdout to the JSON result", async () => {
+  it("shows a bar of documents, chunks and a rate on stderr when it is a terminal, and keeps stdout to the JSON result", async () => {
     const user = (await run(["user", "create", "--email", "progress@example.com"], false)).json!;
     const bot = (await run(["bot", "create", "--user", String(user.id), "--name", "Docs", "--provider", "ollama", "--model", "m"], false)).json!;
     const onTerminal = await run(["ingest", "--bot", String(bot.id), join(context.folder, "docs")], true);
     expect(onTerminal.code).toBe(0);
     expect(onTerminal.json).toMatchObject({ documents: 5, chunks: expect.any(Number) });
-    expect(onTerminal.stderr).toMatch(/\r5\/5 files, \d+ chunks, \d+ chunks\/s \n$/);
+    expect(onTerminal.stderr).toMatch(/\r\[#{20}\] 5\/5 documents, \d+ chunks, 0 failed, \d+ chunks\/s \n$/);
     const quiet = await run(["ingest", "--bot", String(bot.id), join(context.folder, "docs")], false);
     expect(quiet.stderr).toBe("");
     expect(quiet.json).toEqual(onTerminal.json); // the same files again replace themselves

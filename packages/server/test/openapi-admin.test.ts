@@ -104,7 +104,7 @@ describe("operator API responses of a running server match the document", () => 
     await check("POST", CHATBOTS, 422, { body: { name: "  ", provider: "openai", model: "m" } });
     await check("POST", CHATBOTS, 422, { body: { name: "x", provider: "cohere", model: "m" } });
     await check("PATCH", CHATBOT, 422, { ids: [bot.id], body: {} });
-    await check("POST", DOCUMENTS, 422, { ids: [bot.id], body: { url: "https://example.com/faq" } });
+    await check("POST", DOCUMENTS, 422, { ids: [bot.id], body: { url: "https://example.com/faq", crawl: "deep" } });
     await check("POST", DOCUMENTS, 422, { ids: [bot.id], body: { title: "x" } });
     await check("POST", SEARCH, 422, { ids: [bot.id], body: { query: " " } });
     await check("POST", CHATBOTS, 400, { raw: "{nope" });

@@ -124,7 +124,7 @@ describe("SQLite storage", () => {
     await storage.revokeApiKey("key-1", START + 1);
     await storage.updateChatbot(chatbot.id, { deletedAt: START + 2 });
     await storage.acceptUserMessage(input());
-    await storage.createWebhookSubscription({ id: "hook-1", userId: user.id, url: "https://example.com", chatbotId: null, eventTypes: [], signingKeyId: "0123456789abcdef", createdAt: START });
+    await storage.createWebhookSubscription({ id: "hook-1", userId: user.id, url: "https://example.com", chatbotId: null, eventTypes: [], signingKeyId: "0123456789abcdef", publicOnly: false, createdAt: START });
     const columns = [
       ["users", "created_at"], ["api_keys", "created_at"], ["api_keys", "revoked_at"], ["chatbots", "created_at"], ["chatbots", "deleted_at"],
       ["conversations", "created_at"], ["messages", "created_at"], ["outbox_events", "created_at"], ["webhook_subscriptions", "created_at"],

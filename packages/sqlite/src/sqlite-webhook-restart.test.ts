@@ -77,7 +77,7 @@ async function seeded(url: string): Promise<{ storage: Storage; path: string; su
   const storage = track(createSqliteStorage({ path }));
   const { user, input } = await seedChatbot(storage);
   const subscriptionId = "3f1c2d4e-0000-4000-8000-000000000001";
-  await storage.createWebhookSubscription({ id: subscriptionId, userId: user.id, url, chatbotId: null, eventTypes: [], signingKeyId: secrets.keyId(), createdAt: START });
+  await storage.createWebhookSubscription({ id: subscriptionId, userId: user.id, url, chatbotId: null, eventTypes: [], signingKeyId: secrets.keyId(), publicOnly: false, createdAt: START });
   await storage.acceptUserMessage(input());
   return { storage, path, subscriptionId };
 }

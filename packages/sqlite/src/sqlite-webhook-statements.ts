@@ -12,6 +12,7 @@ export interface WebhookSubscriptionRow {
   chatbot_id: string | null;
   event_types: string;
   signing_key_id: string;
+  public_only: number;
   created_at: number;
 }
 
@@ -42,7 +43,7 @@ interface ListDeliveries {
 /** A delivery row with the lease the domain type does not show. */
 export type LeasedDeliveryRow = WebhookDeliveryRow & { leased_until: number | null };
 
-const SUBSCRIPTION_COLUMNS = "id, user_id, url, chatbot_id, event_types, signing_key_id, created_at";
+const SUBSCRIPTION_COLUMNS = "id, user_id, url, chatbot_id, event_types, signing_key_id, public_only, created_at";
 const DELIVERY_COLUMNS =
   "id, subscription_id, user_id, event_id, event_type, status, attempts, next_attempt_at, last_attempt_at, last_response_status, last_error, created_at, delivered_at";
 const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
@@ -54,6 +55,7 @@ export const webhookSubscriptionFromRow = (row: WebhookSubscriptionRow): Webhook
   chatbotId: row.chatbot_id,
   eventTypes: JSON.parse(row.event_types) as EventType[],
   signingKeyId: row.signing_key_id,
+  publicOnly: row.public_only === 1,
   createdAt: row.created_at,
 });
 
@@ -83,7 +85,7 @@ export function prepareWebhookStatements(database: Database) {
   return {
     insertSubscription: prepare<WebhookSubscriptionRow>(
       `INSERT INTO webhook_subscriptions (${SUBSCRIPTION_COLUMNS})
-       VALUES (@id, @user_id, @url, @chatbot_id, @event_types, @signing_key_id, @created_at)`,
+       VALUES (@id, @user_id, @url, @chatbot_id, @event_types, @signing_key_id, @public_only, @created_at)`,
     ),
     getSubscription: prepare<[string], WebhookSubscriptionRow>(`SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE id = ?`),
     listSubscriptions: prepare<[string], WebhookSubscriptionRow>(

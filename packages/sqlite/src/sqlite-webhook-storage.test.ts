@@ -16,7 +16,7 @@ describe("SQLite webhook deliveries", () => {
     const path = freshPath();
     const [first, second] = [track(createSqliteStorage({ path })), track(createSqliteStorage({ path }))];
     const { user, input } = await seedChatbot(first);
-    await first.createWebhookSubscription({ id: "hook-1", userId: user.id, url: "https://a.example", chatbotId: null, eventTypes: [], signingKeyId: "k", createdAt: START });
+    await first.createWebhookSubscription({ id: "hook-1", userId: user.id, url: "https://a.example", chatbotId: null, eventTypes: [], signingKeyId: "k", publicOnly: false, createdAt: START });
     for (let message = 0; message < 20; message += 1) await first.acceptUserMessage(input());
     let sequence = 0;
     const newId = () => `delivery-${++sequence}`;

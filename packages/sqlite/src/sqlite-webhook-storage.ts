@@ -26,6 +26,7 @@ export function createSqliteWebhookStorage(database: Database, write: WriteStep)
           chatbot_id: subscription.chatbotId,
           event_types: JSON.stringify(subscription.eventTypes),
           signing_key_id: subscription.signingKeyId,
+          public_only: subscription.publicOnly ? 1 : 0,
           created_at: subscription.createdAt,
         }),
       );

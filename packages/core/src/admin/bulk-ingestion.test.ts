@@ -76,6 +76,36 @@ describe("ingestDocuments", () => {
     expect(await stored(searchIndex, chatbot.id)).toEqual([{ source: "docs/b.md", title: "b.md", text: "Only this now." }]);
   });
 
+  it("chunks a document with sections page by page, each chunk labelled, so a search finds the page", async () => {
+    const { parley, chatbot, searchIndex } = await setup();
+    const manual = {
+      source: "uploads/Manual.pdf",
+      title: "Manual.pdf",
+      text: "ignored when sections are given",
+      sections: [
+        { label: "page 1", text: "Unpack the kettle and rinse it." },
+        { label: "page 2", text: "Fill it to the line." },
+        { label: "page 3", text: "The heating element is covered for seven years." },
+      ],
+    };
+    await expect(parley.admin.ingestDocuments(chatbot.id, [manual])).resolves.toEqual({ documents: 1, chunks: 3 });
+    expect(await stored(searchIndex, chatbot.id)).toEqual([
+      { source: "uploads/Manual.pdf", title: "Manual.pdf", text: "(page 1) Unpack the kettle and rinse it." },
+      { source: "uploads/Manual.pdf", title: "Manual.pdf", text: "(page 2) Fill it to the line." },
+      { source: "uploads/Manual.pdf", title: "Manual.pdf", text: "(page 3) The heating element is covered for seven years." },
+    ]);
+    const [best] = await searchIndex.keywordSearch(chatbot.id, "heating element covered", 1);
+    expect(best?.text).toBe("(page 3) The heating element is covered for seven years.");
+    // The type as read is kept, whatever the source's extension says.
+    await parley.admin.ingestDocuments(chatbot.id, [{ source: "renamed.txt", text: "Really a PDF.", type: "pdf" }]);
+    const types = (await searchIndex.listDocuments(chatbot.id, { limit: 10 })).map(({ source, type }) => ({ source, type }));
+    expect(types).toEqual(expect.arrayContaining([{ source: "uploads/Manual.pdf", type: "pdf" }, { source: "renamed.txt", type: "pdf" }]));
+    // ingestDocument chunks the same way.
+    await parley.admin.ingestDocument(chatbot.id, { ...manual, source: "single.pdf" });
+    const single = (await stored(searchIndex, chatbot.id)).filter((chunk) => chunk.source === "single.pdf").map((chunk) => chunk.text);
+    expect(single).toEqual(["(page 1) Unpack the kettle and rinse it.", "(page 2) Fill it to the line.", "(page 3) The heating element is covered for seven years."]);
+  });
+
   it("refuses a blank source, another embedder or a deleted chatbot before writing anything", async () => {
     const { index, calls } = recordingIndex();
     const { parley, chatbot, storage } = await setup({ searchIndex: index });

@@ -1,9 +1,9 @@
 import type { Dependencies } from "../dependencies.js";
 import { embedderMismatch, invalidRequest } from "../errors.js";
 import type { DocumentToIndex } from "../ports/search-index.js";
-import { chunkText, type ChunkOptions } from "../retrieval/chunker.js";
+import type { ChunkOptions } from "../retrieval/chunker.js";
 import { findLiveChatbot } from "./chatbot-admin.js";
-import { embedInBatches, type DocumentInput } from "./ingestion.js";
+import { chunkDocument, embedInBatches, type DocumentInput } from "./ingestion.js";
 
 /** How far a bulk ingestion has got, reported after each batch is written. */
 export interface IngestionProgress {
@@ -30,6 +30,7 @@ interface PendingDocument {
   source: string;
   title: string;
   texts: string[];
+  type: string | undefined;
 }
 
 /**
@@ -68,10 +69,11 @@ export async function ingestDocuments(
     const texts = pending.flatMap((document) => document.texts.map((text) => `${document.title}\n${text}`));
     const vectors = await embedInBatches(embedder, texts, "document");
     let next = 0;
-    const batch: DocumentToIndex[] = pending.map(({ source, title, texts: chunks }) => ({
+    const batch: DocumentToIndex[] = pending.map(({ source, title, texts: chunks, type }) => ({
       source,
       title,
       chunks: chunks.map((text) => ({ text, embedding: vectors[next++]! })),
+      ...(type ? { type } : {}),
     }));
     const { chunks } = await searchIndex.replaceDocuments(chatbot.id, space, batch);
     progress.documents += batch.length;
@@ -84,10 +86,10 @@ export async function ingestDocuments(
   for (const [position, document] of documents.entries()) {
     const source = sources[position]!;
     const title = document.title?.trim() || source.split(/[\\/]/).pop() || source;
-    const texts = chunkText(document.text, options.chunking ?? {});
+    const texts = chunkDocument(document, options.chunking ?? {});
     // Close the batch before a document that would overfill it, so no document is split.
     if (pending.length > 0 && pendingChunks + texts.length > batchChunks) await flush();
-    pending.push({ source, title, texts });
+    pending.push({ source, title, texts, type: document.type });
     pendingChunks += texts.length;
   }
   if (pending.length > 0) await flush();

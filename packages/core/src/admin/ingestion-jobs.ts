@@ -35,7 +35,8 @@ export async function queueIngestion(dependencies: JobDependencies, chatbot: Cha
     chatbotId: chatbot.id,
     status: "queued",
     request,
-    documentsTotal: request.kind === "text" ? 1 : null,
+    // Known up front for text and files; a URL's pages are counted as they are found.
+    documentsTotal: request.kind === "text" ? 1 : request.kind === "files" ? request.files.length : null,
     documentsDone: 0,
     chunks: 0,
     errors: [],

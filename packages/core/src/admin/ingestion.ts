@@ -1,7 +1,7 @@
 import type { Dependencies } from "../dependencies.js";
 import { embedderMismatch, invalidRequest } from "../errors.js";
 import type { Embedder } from "../ports/embedder.js";
-import { chunkText, type ChunkOptions } from "../retrieval/chunker.js";
+import { chunkSections, chunkText, type ChunkOptions, type Section } from "../retrieval/chunker.js";
 import { findLiveChatbot } from "./chatbot-admin.js";
 
 /** A document to add to a chatbot's knowledge. */
@@ -10,7 +10,20 @@ export interface DocumentInput {
   source: string;
   /** Shown with its chunks in the prompt; defaults to the source's last path segment. */
   title?: string;
+  /** The whole text; chunked as one piece when there are no `sections`. */
   text: string;
+  /**
+   * The text in labelled parts (PDF pages, DOCX headings), chunked part by part with the label at
+   * the start of each chunk, so an answer can cite "page 3". When given, it replaces `text` for chunking.
+   */
+  sections?: Section[];
+  /** `pdf`, `docx`, `html`, `markdown` or `text`, as read (default: from the source's extension). */
+  type?: string;
+}
+
+/** A document's chunks: by section when it has sections, else of its whole text. */
+export function chunkDocument(document: DocumentInput, options: ChunkOptions = {}): string[] {
+  return document.sections ? chunkSections(document.sections, options) : chunkText(document.text, options);
 }
 
 /** Embeds texts in batches of the embedder's declared size, keeping their order. */
@@ -42,14 +55,14 @@ export async function ingestDocument(
   if (space && (space.embedderId !== embedder.id || space.dimensions !== embedder.dimensions)) {
     throw embedderMismatch(chatbot.id, space.embedderId, embedder.id);
   }
-  const texts = chunkText(document.text, options);
+  const texts = chunkDocument(document, options);
   const title = document.title?.trim() || source.split(/[\\/]/).pop() || source;
   // Each chunk is embedded with its document's title, so a chunk far from the title still carries its topic.
   const vectors = await embedInBatches(embedder, texts.map((text) => `${title}\n${text}`), "document");
   return searchIndex.replaceDocument(
     chatbot.id,
     { embedderId: embedder.id, dimensions: embedder.dimensions },
-    { source, title, chunks: texts.map((text, index) => ({ text, embedding: vectors[index]! })) },
+    { source, title, chunks: texts.map((text, index) => ({ text, embedding: vectors[index]! })), ...(document.type ? { type: document.type } : {}) },
   );
 }
 

@@ -10,6 +10,8 @@ export interface CreateWebhookInput {
   url: string;
   chatbotId?: string;
   eventTypes?: string[];
+  /** Deliver only to public addresses (subscriptions made through the operator API). */
+  publicOnly?: boolean;
 }
 
 /** Refuses anything but an absolute http or https URL. */
@@ -50,6 +52,7 @@ export async function createWebhookSubscription(
     chatbotId,
     eventTypes: eventTypes as EventType[],
     signingKeyId: dependencies.webhookSecrets.keyId(),
+    publicOnly: input.publicOnly ?? false,
     createdAt: dependencies.clock.now(),
   });
   return { ...subscription, secret: dependencies.webhookSecrets.secretFor(id) };

@@ -156,8 +156,8 @@ export function registerAccountTests(context: ContractContext, test: RegisterTes
       const chatbot = await seedChatbot(context, user.id);
       const base = { userId: user.id, url: "https://hooks.example.com/parley", signingKeyId: "0123456789abcdef" };
       // Created out of time order, so insertion order alone would list them wrongly.
-      const newer = { ...base, id: context.nextId(), chatbotId: chatbot.id, eventTypes: ["message.received" as const], createdAt: START + 5 };
-      const older = { ...base, id: context.nextId(), chatbotId: null, eventTypes: [], createdAt: START + 1 };
+      const newer = { ...base, id: context.nextId(), chatbotId: chatbot.id, eventTypes: ["message.received" as const], publicOnly: false, createdAt: START + 5 };
+      const older = { ...base, id: context.nextId(), chatbotId: null, eventTypes: [], publicOnly: true, createdAt: START + 1 };
       expect(await storage().createWebhookSubscription(newer)).toEqual(newer);
       await storage().createWebhookSubscription(older);
       await storage().createWebhookSubscription({ ...older, id: context.nextId(), userId: other.id });

@@ -15,6 +15,7 @@ async function subscribe(
     id: context.nextId(),
     userId,
     url: "https://hooks.example.com/parley",
+    publicOnly: false,
     chatbotId: options.chatbotId ?? null,
     eventTypes: options.eventTypes ?? [],
     signingKeyId: "0123456789abcdef",

@@ -15,6 +15,12 @@ export interface WebhookSubscription {
    * another key refuses to sign rather than send signatures the receiver would reject.
    */
   signingKeyId: string;
+  /**
+   * Made through the operator API: delivered only to public addresses, checked again at each
+   * attempt after DNS (docs/design.md §9). Subscriptions of the CLI, which the server's own
+   * operator runs, are not restricted.
+   */
+  publicOnly: boolean;
   createdAt: number;
 }
 

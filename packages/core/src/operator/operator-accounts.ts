@@ -37,7 +37,7 @@ export async function listWebhooks(dependencies: Dependencies, caller: Caller, p
 export async function addWebhook(dependencies: Dependencies, caller: Caller, input: { url: string; chatbot_id?: string; events?: string[] }) {
   assertUrl(input.url);
   await dependencies.checkWebhookUrl?.(input.url);
-  const created = await createWebhookSubscription(dependencies, { userId: caller.user.id, url: input.url, chatbotId: input.chatbot_id, eventTypes: input.events });
+  const created = await createWebhookSubscription(dependencies, { userId: caller.user.id, url: input.url, chatbotId: input.chatbot_id, eventTypes: input.events, publicOnly: true });
   return { ...toWebhookView(created), secret: created.secret };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chunkText } from "./chunker.js";
+import { chunkSections, chunkText } from "./chunker.js";
 
 const sentence = (index: number) => `Sentence number ${index} talks about topic ${index} in some detail.`;
 
@@ -64,5 +64,40 @@ describe("chunkText", () => {
     const many = chunkText(`${"東京は日本の首都です。".repeat(100)}`, { maxChars: 200 });
     for (const chunk of many) expect(chunk.length).toBeLessThanOrEqual(200);
     expect(many.join("").replaceAll(" ", "")).toContain("東京は日本の首都です。");
+  });
+});
+
+describe("chunkSections", () => {
+  it("chunks each section on its own and starts every chunk with its label", () => {
+    const page = (fact: string) => `${fact} ${"Filler sentence about kettles. ".repeat(6).trim()}`;
+    const chunks = chunkSections(
+      [
+        { label: "page 1", text: page("Page one talks about boilers.") },
+        { label: "page 2", text: "" },
+        { label: "page 3", text: page("The warranty lasts 7 years.") },
+      ],
+      { maxChars: 120, overlapChars: 0 },
+    );
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const chunk of chunks) expect(chunk.length).toBeLessThanOrEqual(120);
+    // No chunk mixes two pages, and an empty page gives no chunk.
+    expect(chunks.filter((chunk) => chunk.startsWith("(page 1) ")).join(" ")).not.toMatch(/warranty/);
+    expect(chunks.filter((chunk) => chunk.startsWith("(page 2) "))).toEqual([]);
+    expect(chunks.find((chunk) => chunk.includes("7 years"))).toBe("(page 3) The warranty lasts 7 years. Filler sentence about kettles. Filler sentence about kettles.");
+    expect(chunks.every((chunk) => /^\(page [13]\) /.test(chunk))).toBe(true);
+  });
+
+  it("leaves unlabelled sections bare, and shortens a very long label", () => {
+    const heading = "A heading that goes on and on ".repeat(5).trim();
+    const [bare, labelled] = chunkSections([{ text: "Intro text." }, { label: `  ${heading}\n`, text: "Body text." }]);
+    expect(bare).toBe("Intro text.");
+    expect(labelled).toBe(`(${heading.slice(0, 79).trimEnd()}…) Body text.`);
+  });
+});
+
+describe("line breaks inside a paragraph", () => {
+  it("keeps list items and table rows on their own lines", () => {
+    expect(chunkText("Plans:\n- Standard | 2 days\n- Platinum | 15 minutes\n\nAfter.")).toEqual(["Plans:\n- Standard | 2 days\n- Platinum | 15 minutes\n\nAfter."]);
+    expect(chunkText("One sentence. Two on the same line.")).toEqual(["One sentence. Two on the same line."]);
   });
 });

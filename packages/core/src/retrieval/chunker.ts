@@ -10,6 +10,8 @@ export interface ChunkOptions {
 interface Unit {
   text: string;
   startsParagraph: boolean;
+  /** Follows a line break inside its paragraph (a list item, a table row), kept in the chunk. */
+  startsLine?: boolean;
 }
 
 const sentences = new Intl.Segmenter("en", { granularity: "sentence" });
@@ -18,6 +20,7 @@ const words = new Intl.Segmenter("en", { granularity: "word" });
 /**
  * Cuts text into chunks of at most `maxChars` characters, at paragraph boundaries first, then
  * sentence boundaries, then word boundaries, with whole sentences of overlap between neighbours.
+ * A line break inside a paragraph (list items, table rows) stays a line break.
  * Only a single word longer than a whole chunk (a URL, a hash) is ever cut inside.
  */
 export function chunkText(text: string, options: ChunkOptions = {}): string[] {
@@ -31,13 +34,16 @@ function splitIntoUnits(text: string, maxChars: number): Unit[] {
   const paragraphs = text.replace(/\r\n?/g, "\n").split(/\n[ \t]*\n/);
   for (const paragraph of paragraphs) {
     let startsParagraph = true;
+    let startsLine = false;
     for (const { segment } of sentences.segment(paragraph.trim())) {
       const sentence = segment.trim();
       if (sentence === "") continue;
       for (const piece of sentence.length <= maxChars ? [sentence] : splitLongSentence(sentence, maxChars)) {
-        units.push({ text: piece, startsParagraph });
+        units.push(startsLine && !startsParagraph ? { text: piece, startsParagraph, startsLine } : { text: piece, startsParagraph });
         startsParagraph = false;
+        startsLine = false;
       }
+      startsLine = /\n\s*$/.test(segment);
     }
   }
   return units;
@@ -130,5 +136,44 @@ function overlapTail(units: Unit[], overlapChars: number): Unit[] {
 }
 
 function render(units: Unit[]): string {
-  return units.map((unit, index) => (index === 0 ? unit.text : (unit.startsParagraph ? "\n\n" : " ") + unit.text)).join("");
+  return units.map((unit, index) => (index === 0 ? unit.text : (unit.startsParagraph ? "\n\n" : unit.startsLine ? "\n" : " ") + unit.text)).join("");
+}
+
+/** A labelled part of a document, such as a PDF page ("page 3") or the text under a DOCX heading. */
+export interface Section {
+  /** Shown at the start of each of the section's chunks, so an answer can cite it. */
+  label?: string;
+  text: string;
+}
+
+/** Labels longer than this are cut in the chunk prefix, so a heading cannot crowd out the text. */
+const MAX_LABEL_CHARS = 80;
+
+/**
+ * Chunks each section on its own (no chunk spans two pages or two headings) and starts every
+ * chunk with its section's label in parentheses, e.g. `(page 3) The warranty lasts…`. The label
+ * travels in the chunk's text because the index keeps one title per document (docs/design.md §12);
+ * chunks stay within `maxChars`, label included.
+ */
+export function chunkSections(sections: Section[], options: ChunkOptions = {}): string[] {
+  const maxChars = Math.max(50, options.maxChars ?? 800);
+  const chunks: string[] = [];
+  for (const section of sections) {
+    const label = shortLabel(section.label ?? "");
+    if (label === "") {
+      chunks.push(...chunkText(section.text, options));
+      continue;
+    }
+    const prefix = `(${label}) `;
+    // The body gets what the prefix leaves, but never less than the chunker's floor.
+    const bodyChars = Math.max(50, maxChars - prefix.length);
+    for (const chunk of chunkText(section.text, { ...options, maxChars: bodyChars })) chunks.push(prefix + chunk);
+  }
+  return chunks;
+}
+
+function shortLabel(label: string): string {
+  const clean = label.replace(/\s+/g, " ").trim();
+  if (clean.length <= MAX_LABEL_CHARS) return clean;
+  return `${[...clean].slice(0, MAX_LABEL_CHARS - 1).join("").trimEnd()}…`;
 }

@@ -1,4 +1,5 @@
 import type { ClaimedDelivery } from "../domain/webhook.js";
+import { isParleyError } from "../errors.js";
 import type { Clock } from "../ports/clock.js";
 import type { Storage } from "../ports/storage.js";
 import type { WebhookSecrets } from "../ports/webhook-secrets.js";
@@ -27,6 +28,8 @@ export interface AttemptContext {
   fetch: typeof fetch;
   timeoutMs: number;
   retry: RetryPolicy;
+  /** Refuses a URL at a non-public address (after DNS); applied to `publicOnly` subscriptions. */
+  checkUrl?: (url: string) => Promise<void>;
 }
 
 /** Makes one attempt at a claimed delivery and records its outcome. */
@@ -64,6 +67,14 @@ async function send(context: AttemptContext, { delivery, event, subscription }: 
     // Signing with another key would only earn rejections: say so where the operator looks.
     const error = `signing key mismatch: the subscription's secret comes from key ${subscription.signingKeyId || "(none)"}, this process has key ${keyId}`;
     return { delivered: false, responseStatus: null, error };
+  }
+  if (subscription.publicOnly && context.checkUrl) {
+    try {
+      await context.checkUrl(subscription.url);
+    } catch (error) {
+      // Retried on schedule: the name may point at a public address again later.
+      return { delivered: false, responseStatus: null, error: isParleyError(error) ? error.detail : "the URL's address could not be checked" };
+    }
   }
   const body = webhookBody(event);
   const timestampSeconds = Math.floor(context.clock.now() / 1_000_000);

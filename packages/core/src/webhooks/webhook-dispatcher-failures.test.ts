@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { bodyOf, receiversClosedAfterEach, setupWebhooks } from "../../test/webhook-harness.js";
 import { createDerivedWebhookSecrets } from "./derived-webhook-secrets.js";
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from "./webhook-dispatcher.js";
+import { invalidRequest } from "../errors.js";
 
 const newReceiver = receiversClosedAfterEach();
 
@@ -73,5 +74,23 @@ describe("webhook dispatcher, when receivers fail", () => {
     const [delivery] = await deliveries();
     expect(delivery).toMatchObject({ status: "pending", attempts: 1 });
     expect(delivery!.lastError).toBe(`signing key mismatch: the subscription's secret comes from key ${subscription.signingKeyId}, this process has key ${otherKey.keyId()}`);
+  });
+
+  it("checks the address of a subscription made through the operator API before each attempt, and only of those", async () => {
+    const [cliReceiver, apiReceiver] = [await newReceiver(), await newReceiver()];
+    const checked: string[] = [];
+    const refuseAll = async (url: string) => {
+      checked.push(url);
+      throw invalidRequest("url: must be at a public address");
+    };
+    const { dispatcher, send, parley, user, deliveries } = await setupWebhooks(cliReceiver, { eventTypes: ["message.received"], dispatcher: { checkUrl: refuseAll } });
+    const made = await parley.admin.createWebhookSubscription({ userId: user.id, url: apiReceiver.url, eventTypes: ["message.received"], publicOnly: true });
+    await send("hello");
+    await dispatcher.runOnce();
+    expect(cliReceiver.requests).toHaveLength(1);
+    expect(apiReceiver.requests).toHaveLength(0);
+    expect(checked).toEqual([apiReceiver.url]);
+    const refused = (await deliveries()).find((delivery) => delivery.subscriptionId === made.id)!;
+    expect(refused).toMatchObject({ status: "pending", attempts: 1, lastError: "url: must be at a public address", lastResponseStatus: null });
   });
 });

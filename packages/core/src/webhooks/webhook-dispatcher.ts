@@ -19,6 +19,8 @@ export interface WebhookDispatcherOptions {
   ids?: Ids;
   /** Defaults to the global `fetch`. */
   fetch?: typeof fetch;
+  /** Refuses URLs at non-public addresses, for subscriptions made through the operator API. */
+  checkUrl?: (url: string) => Promise<void>;
   /** When given, a committed event makes the started dispatcher run at once instead of at its next poll. */
   events?: EventBus;
   /** An attempt without a 2xx answer by then is cut and retried. Default 10 000 ms. */
@@ -70,6 +72,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     secrets: options.secrets,
     clock,
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    checkUrl: options.checkUrl,
     timeoutMs,
     retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
   };

@@ -107,6 +107,8 @@ const storage: PostgresMigration = {
         chatbot_id TEXT REFERENCES chatbots (id),
         event_types TEXT NOT NULL,
         signing_key_id TEXT NOT NULL,
+        -- Made through the operator API: delivered only to public addresses (SQLite's 007).
+        public_only BOOLEAN NOT NULL DEFAULT false,
         created_at BIGINT NOT NULL
       );
       CREATE INDEX webhook_subscriptions_by_user ON webhook_subscriptions (user_id, created_at, seq);

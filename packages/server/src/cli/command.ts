@@ -24,6 +24,8 @@ export interface Command {
   options: NonNullable<ParseArgsConfig["options"]>;
   /** How many positionals it takes (after the command's own words). */
   positionals: { min: number; max: number };
+  /** The exit code for a result that was printed (default 0), e.g. 1 when every document failed. */
+  exitCode?: (result: unknown) => number;
   /** Returns the JSON document to print. `serve` never returns until stopped. */
   run(input: CommandInput, context: { runtime: ParleyRuntime; config: ServerConfig; io: CommandIo }): Promise<unknown>;
 }

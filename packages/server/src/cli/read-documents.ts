@@ -29,14 +29,15 @@ function isIngestible(file: string): boolean {
   return (INGESTIBLE_EXTENSIONS as readonly string[]).includes(extname(file).toLowerCase());
 }
 
-async function filesUnder(folder: string): Promise<string[]> {
+/** The files under a folder that `accept` takes, recursively, hidden ones left out, in a stable order. */
+export async function filesUnder(folder: string, accept: (path: string) => boolean = isIngestible): Promise<string[]> {
   const entries = (await readdir(folder, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
   const files: string[] = [];
   for (const entry of entries) {
     if (entry.name.startsWith(".")) continue;
     const path = join(folder, entry.name);
-    if (entry.isDirectory()) files.push(...(await filesUnder(path)));
-    else if (entry.isFile() && isIngestible(path)) files.push(path);
+    if (entry.isDirectory()) files.push(...(await filesUnder(path, accept)));
+    else if (entry.isFile() && accept(path)) files.push(path);
   }
   return files;
 }

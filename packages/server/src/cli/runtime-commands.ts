@@ -1,36 +1,14 @@
 import { consoleLog } from "../http/create-request-handler.js";
 import { banner, ollamaAnswers, seedQuickstart } from "../runtime/quickstart.js";
 import { startServer } from "../runtime/serve.js";
-import { readDocuments } from "./read-documents.js";
+import { INGEST_COMMAND } from "./ingest-command.js";
 import { required, UsageError, wholeNumber, type Command } from "./command.js";
 
 const text = { type: "string" } as const;
 
 /** `ingest`, `reindex` and `serve`. */
 export const RUNTIME_COMMANDS: Command[] = [
-  {
-    name: "ingest",
-    usage: "parley ingest --bot BOT_ID PATH...",
-    summary: "Add .txt, .md and .html files (folders recurse) to a chatbot's knowledge; a file ingested again replaces its earlier version.",
-    options: { bot: text },
-    positionals: { min: 1, max: Number.POSITIVE_INFINITY },
-    async run(input, { runtime, io }) {
-      const bot = required(input, "bot");
-      const documents = await readDocuments(input.positionals);
-      const progress = io.stderr.isTTY === true;
-      const started = performance.now();
-      // Batched: one index commit per ~256 chunks instead of one per file, with progress per batch.
-      const { chunks } = await runtime.parley.admin.ingestDocuments(bot, documents, {
-        onProgress: ({ documents: done, totalDocuments, chunks: written }) => {
-          if (!progress) return;
-          const seconds = (performance.now() - started) / 1000;
-          io.stderr.write(`\r${done}/${totalDocuments} files, ${written} chunks, ${Math.round(written / Math.max(seconds, 0.001))} chunks/s `);
-        },
-      });
-      if (progress && documents.length > 0) io.stderr.write("\n");
-      return { documents: documents.length, chunks };
-    },
-  },
+  INGEST_COMMAND,
   {
     name: "reindex",
     usage: "parley reindex --bot BOT_ID",
@@ -52,7 +30,7 @@ export const RUNTIME_COMMANDS: Command[] = [
       if (port > 65_535) throw new UsageError(`--port must be at most 65535 (got ${port}).`);
       const host = typeof input.values.host === "string" ? input.values.host : config.host;
       const seed = input.values.quickstart === true ? await seedQuickstart(runtime, config) : null;
-      const running = await startServer({ runtime, port, host, log: consoleLog });
+      const running = await startServer({ runtime, port, host, log: consoleLog, limits: config.http, shutdownGraceMs: config.shutdownGraceMs });
       // Webhook delivery runs beside the server; running.stop() waits for it before closing the database.
       runtime.dispatcher.start();
       // Ingestions queued by the API run here, and those a stopped process left are resumed.
@@ -62,7 +40,11 @@ export const RUNTIME_COMMANDS: Command[] = [
       await new Promise<void>((resolve) => {
         const shutdown = (signal: string) => {
           io.stderr.write(`Received ${signal}: finishing requests in flight, then closing the database.\n`);
-          void running.stop().then(resolve);
+          void running.stop().then(() => {
+            resolve();
+            // A request cut at the end of the grace may still await its model call; it must not hold the process.
+            setTimeout(() => process.exit(), 200).unref();
+          });
         };
         process.once("SIGTERM", () => shutdown("SIGTERM"));
         process.once("SIGINT", () => shutdown("SIGINT"));

@@ -1,7 +1,10 @@
 import type { KnowledgeRequest } from "@parley/core";
+import { mkdir, rm } from "node:fs/promises";
+import type { IncomingMessage } from "node:http";
 import { checkAddDocuments, checkCreateChatbot, checkCreateKey, checkCreateWebhook, checkReply, checkSearch, checkUpdateChatbot } from "./admin-schemas.js";
 import { HttpError } from "./http-error.js";
 import { readJsonBody } from "./read-json-body.js";
+import { readUploadedFiles } from "./read-uploaded-files.js";
 import type { Route, RouteContext } from "./routes.js";
 
 const ID = "([^/]+)";
@@ -23,6 +26,10 @@ function knowledgeRequestOf(body: ReturnType<typeof checkAddDocuments>): Knowled
   }
   if (body.text !== undefined && body.title !== undefined && body.url === undefined) return { kind: "text", title: body.title, text: body.text };
   throw new HttpError(422, "body: must hold either title and text, or url");
+}
+
+function isMultipart(request: IncomingMessage): boolean {
+  return (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase() === "multipart/form-data";
 }
 
 /**
@@ -75,9 +82,23 @@ export const ADMIN_ROUTES: Route[] = [
     template: `/v1/admin/chatbots/${ID}/documents`,
     methods: {
       GET: async ({ parley, caller, params, ...context }) => ok(await parley.operator.listDocuments(caller, params[0]!, queryOf(context))),
-      POST: async ({ parley, caller, request, params }) => {
-        const body = checkAddDocuments(await readJsonBody(request));
-        return { status: 202, body: await parley.operator.addKnowledge(caller, params[0]!, knowledgeRequestOf(body)) };
+      POST: async ({ parley, caller, request, params, uploads }) => {
+        if (!isMultipart(request)) {
+          const body = checkAddDocuments(await readJsonBody(request));
+          return { status: 202, body: await parley.operator.addKnowledge(caller, params[0]!, knowledgeRequestOf(body)) };
+        }
+        // A missing or foreign chatbot is 404 before a byte of the upload is read.
+        await parley.operator.getChatbot(caller, params[0]!);
+        // Files are streamed to disk first; the ingestion reads them, then removes them.
+        await mkdir(uploads.folder, { recursive: true, mode: 0o700 });
+        const { files, folder } = await readUploadedFiles(request, { maxFileBytes: uploads.maxFileBytes, directory: uploads.folder });
+        try {
+          const ingestion = await parley.operator.addKnowledge(caller, params[0]!, { kind: "files", files: files.map(({ name, path }) => ({ name, path })) });
+          return { status: 202, body: ingestion };
+        } catch (error) {
+          await rm(folder, { recursive: true, force: true });
+          throw error;
+        }
       },
     },
   },

@@ -1,9 +1,11 @@
 import { isParleyError, type Caller, type Parley, type RateLimitStatus } from "@parley/core";
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { HttpError, statusForCode } from "./http-error.js";
 import { createRedactor } from "./redact.js";
-import { checkScope, matchRoute } from "./routes.js";
+import { checkScope, matchRoute, type Uploads } from "./routes.js";
 
 /** Where the server writes its JSON log lines. */
 export type LogSink = (line: Record<string, unknown>) => void;
@@ -36,7 +38,15 @@ function outcome(status: number, body: unknown, headers: Record<string, string>,
 export type EventStreamHandler = (context: { caller: Caller; request: IncomingMessage; response: ServerResponse; headers: Record<string, string> }) => Promise<void>;
 
 /** The node:http request listener of the Parley API. */
-export function createRequestHandler(options: { parley: Parley; log?: LogSink; secrets?: readonly string[]; streamEvents?: EventStreamHandler }) {
+export function createRequestHandler(options: {
+  parley: Parley;
+  log?: LogSink;
+  secrets?: readonly string[];
+  streamEvents?: EventStreamHandler;
+  /** Where uploaded files are written and the largest taken (default: the system's temporary folder, 25 MiB). */
+  uploads?: Uploads;
+}) {
+  const uploads = options.uploads ?? { folder: join(tmpdir(), "parley-uploads"), maxFileBytes: 25 * 1024 * 1024 };
   const { parley } = options;
   const sink = options.log ?? consoleLog;
   const redact = createRedactor(options.secrets ?? []);
@@ -73,7 +83,7 @@ export function createRequestHandler(options: { parley: Parley; log?: LogSink; s
         await options.streamEvents({ caller, request, response, headers: { "x-request-id": requestId, ...headers } });
         return null;
       }
-      const result = await route.handler!({ parley, caller, request, params: route.params, query: new URLSearchParams(search) });
+      const result = await route.handler!({ parley, caller, request, params: route.params, query: new URLSearchParams(search), uploads });
       return outcome(result.status, result.body, headers, keyId);
     } catch (error) {
       const refused = refusal(error, requestId);

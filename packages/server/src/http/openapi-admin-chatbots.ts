@@ -81,22 +81,25 @@ export const chatbotPaths = {
       notFound: [CHATBOT],
       invalid: PAGE_ERRORS,
     }),
-    post: adminOperation({
-      operationId: "addDocument",
-      summary: "Add knowledge: a text document",
-      description:
-        "Queues an ingestion and answers 202 at once; `GET /v1/admin/ingestions/{ingestion_id}` tells its progress. The body holds `title` and `text`; a document with the same title (its source) is replaced. This server reads text only for now: `url` (with `crawl` and `max_pages`) is accepted only when a knowledge-sources adapter is configured, and is refused with 422 otherwise.",
-      tag: "admin: knowledge",
-      parameters: ["ChatbotId"],
-      body: ["AddDocumentRequest", { title: "Warranty", text: "Every Kettlebird One has a 2-year limited warranty." }],
-      success: ["202", "The ingestion, queued.", "Ingestion"],
-      notFound: [CHATBOT],
-      invalid: [
-        ["neither", "Neither title and text, nor url alone", "body: must hold either title and text, or url"],
-        ["urlNotRead", "A URL on a server that reads text only", "url: this server reads only text documents"],
-        ["blankText", "A blank title or text", "text: must be a non-empty string"],
-      ],
-    }),
+    post: withUploads(
+      adminOperation({
+        operationId: "addDocument",
+        summary: "Add knowledge: files, a URL or a text document",
+        description:
+          "Queues an ingestion and answers 202 at once; `GET /v1/admin/ingestions/{ingestion_id}` tells its progress. Three forms: `multipart/form-data` with one or more `files` (PDF, DOCX, HTML, Markdown, text, typed by content; each file's name is its source), streamed to disk, each at most `PARLEY_MAX_UPLOAD_BYTES` (25 MiB; past it 413 `Each uploaded file must not exceed 25 MiB.` and the rest of the body is not read), at most 100; JSON `url` with `crawl` (`page`, `sitemap`, `site`) and `max_pages` (default 50), fetched from public addresses only unless `PARLEY_ALLOW_PRIVATE_URLS=true`; or JSON `title` and `text`. A document from the same source is replaced. A source that cannot be read is one `{source, detail}` of the ingestion's `errors` (docs/operations.md, Knowledge sources).",
+        tag: "admin: knowledge",
+        parameters: ["ChatbotId"],
+        body: ["AddDocumentRequest", { title: "Warranty", text: "Every Kettlebird One has a 2-year limited warranty." }],
+        success: ["202", "The ingestion, queued.", "Ingestion"],
+        notFound: [CHATBOT],
+        invalid: [
+          ["neither", "Neither title and text, nor url alone", "body: must hold either title and text, or url"],
+          ["badCrawl", "An unknown crawl mode", "crawl: must be one of page, sitemap, site"],
+          ["blankText", "A blank title or text", "text: must be a non-empty string"],
+          ["noFile", "A form without a file", "files: the form must carry at least one file."],
+        ],
+      }),
+    ),
   },
   "/v1/admin/chatbots/{chatbot_id}/documents/{document_id}": {
     delete: adminOperation({
@@ -138,3 +141,15 @@ export const chatbotPaths = {
     }),
   },
 };
+
+/** The documents route also takes `multipart/form-data` files (docs/design.md §12). */
+function withUploads<T extends { requestBody?: { content: Record<string, unknown> } }>(operation: T): T {
+  const upload = {
+    schema: {
+      type: "object",
+      required: ["files"],
+      properties: { files: { type: "array", items: { type: "string", format: "binary" }, description: "One document per file; its name is the source." } },
+    },
+  };
+  return { ...operation, requestBody: { ...operation.requestBody, content: { ...operation.requestBody?.content, "multipart/form-data": upload } } };
+}

@@ -7,33 +7,61 @@ export const CLIENT_CLOSED_REQUEST = 499;
 /** The largest request body accepted (docs/design.md §4). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+const tooLarge = () => new HttpError(413, "Request body must not exceed 1 MiB.", { connection: "close" });
+
 /**
  * Reads a JSON request body: 415 unless the content type is `application/json`, 413 past
- * 1 MiB (without reading further), 400 when the bytes are not JSON, and 499 (for the log)
- * when the client disconnects before the body is whole.
+ * 1 MiB (from `Content-Length` before reading anything, else as soon as the bytes pass it),
+ * 400 when the bytes are not JSON, and 499 (for the log) when the client disconnects, or the
+ * request times out, before the body is whole.
  */
 export async function readJsonBody(request: IncomingMessage): Promise<unknown> {
   const mediaType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   if (mediaType !== "application/json") throw new HttpError(415, "Content-Type must be application/json.");
-  const tooLarge = () => new HttpError(413, "Request body must not exceed 1 MiB.", { connection: "close" });
   if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
+  const bytes = await readBody(request, MAX_BODY_BYTES);
   try {
-    for await (const chunk of request as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) throw tooLarge();
-      chunks.push(chunk);
-    }
-  } catch (error) {
-    // The client hung up before its body was whole ("aborted"): its doing, not a fault of ours,
-    // so it is logged with nginx's 499 "client closed request" and no one reads the answer.
-    if (!(error instanceof HttpError) && request.destroyed && !request.complete) throw new HttpError(CLIENT_CLOSED_REQUEST, "Client closed the request.");
-    throw error;
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    return JSON.parse(bytes.toString("utf8"));
   } catch {
     throw new HttpError(400, "Request body must be valid JSON.");
   }
+}
+
+/**
+ * The body's bytes, refused past `limit`. It listens rather than iterating: leaving a `for await`
+ * early destroys the request, and with it the socket the 413 must still be written on. Past the
+ * limit the stream keeps flowing to nobody, so the rest is discarded while the answer goes out.
+ */
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      request.off("data", onData);
+      request.off("end", onEnd);
+      request.off("close", onClose);
+      request.off("error", onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      stop();
+      request.resume();
+      reject(tooLarge());
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks, size));
+    };
+    // The client hung up (or the request timed out) before its body was whole: its doing, not a
+    // fault of ours, so it is logged with nginx's 499 "client closed request"; no one reads the answer.
+    const onClose = () => {
+      stop();
+      reject(new HttpError(CLIENT_CLOSED_REQUEST, "Client closed the request."));
+    };
+    request.on("data", onData);
+    request.on("end", onEnd);
+    request.on("close", onClose);
+    request.on("error", onClose);
+  });
 }

@@ -18,6 +18,13 @@ export interface RouteContext {
   /** Path parameters, percent-decoded, one segment each. */
   params: string[];
   query: URLSearchParams;
+  uploads: Uploads;
+}
+
+/** Where uploaded files are written, and the largest file taken (`PARLEY_MAX_UPLOAD_BYTES`). */
+export interface Uploads {
+  folder: string;
+  maxFileBytes: number;
 }
 
 /** A route's handler. */
@@ -67,6 +74,14 @@ export const EVENTS_TEMPLATE = "/v1/admin/events";
 
 /** Every route the server answers (besides `/healthz` and the console), in match order. */
 export const ROUTES: readonly Route[] = [...SPEC_ROUTES, { template: EVENTS_TEMPLATE, methods: {} }, ...ADMIN_ROUTES];
+
+/**
+ * Every method and path template the table answers with JSON, for tools that must cover all
+ * routes (the fuzz tests): a route added to the table is included without more work.
+ */
+export const ROUTE_TEMPLATES: ReadonlyArray<{ method: string; path: string }> = ROUTES.flatMap((route) =>
+  Object.keys(route.methods).map((method) => ({ method, path: route.template })),
+);
 
 const COMPILED = ROUTES.map((route) => ({ route, pattern: new RegExp(`^${route.template}$`), admin: route.template.startsWith("/v1/admin/") }));
 

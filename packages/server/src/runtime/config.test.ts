@@ -13,7 +13,21 @@ describe("loadConfig", () => {
       adminKeyRequestsPerMinute: 600,
       conversationMessagesPerMinute: 20,
       providers: { timeoutMs: 60_000, ollama: { host: "http://127.0.0.1:11434" } },
+      http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16_384, maxConnections: 1_000 },
+      shutdownGraceMs: 10_000,
     });
+  });
+
+  it("reads the HTTP limits and the shutdown grace", () => {
+    const config = loadConfig({
+      PARLEY_HEADERS_TIMEOUT_MS: "2000",
+      PARLEY_REQUEST_TIMEOUT_MS: "5000",
+      PARLEY_MAX_HEADER_BYTES: "8192",
+      PARLEY_MAX_CONNECTIONS: "64",
+      PARLEY_SHUTDOWN_GRACE_MS: "0",
+    });
+    expect(config.http).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 5000, maxHeaderBytes: 8192, maxConnections: 64 });
+    expect(config.shutdownGraceMs).toBe(0);
   });
 
   it("reads every variable it looks at, and lets flags win over the environment", () => {
@@ -27,7 +41,14 @@ describe("loadConfig", () => {
       PARLEY_ADMIN_KEY_RATE_LIMIT: "900",
       PARLEY_CONVERSATION_RATE_LIMIT: "5",
       PARLEY_SECRET_KEY: "a master key of at least thirty-two characters",
+      PARLEY_ALLOW_PRIVATE_URLS: "true",
+      PARLEY_MAX_UPLOAD_BYTES: "1048576",
       PARLEY_LLM_TIMEOUT_MS: "1500",
+      PARLEY_HEADERS_TIMEOUT_MS: "2000",
+      PARLEY_REQUEST_TIMEOUT_MS: "5000",
+      PARLEY_MAX_HEADER_BYTES: "8192",
+      PARLEY_MAX_CONNECTIONS: "64",
+      PARLEY_SHUTDOWN_GRACE_MS: "0",
       OPENAI_API_KEY: "sk-openai-test",
       OPENAI_BASE_URL: "http://127.0.0.1:8000/v1",
       OPENAI_ORG_ID: "org-test",
@@ -59,6 +80,10 @@ describe("loadConfig", () => {
       keyRequestsPerMinute: 120,
       adminKeyRequestsPerMinute: 900,
       conversationMessagesPerMinute: 5,
+      http: { headersTimeoutMs: 2000, requestTimeoutMs: 5000, maxHeaderBytes: 8192, maxConnections: 64 },
+      shutdownGraceMs: 0,
+      allowPrivateUrls: true,
+      maxUploadBytes: 1_048_576,
       secretKey: "a master key of at least thirty-two characters",
       providers: {
         openai: { apiKey: "sk-openai-test", baseURL: "http://127.0.0.1:8000/v1", organization: "org-test", project: "proj-test" },
@@ -82,6 +107,8 @@ describe("loadConfig", () => {
     [{ PORT: "70000" }, 'PORT must be a whole number from 0 to 65535 (got "70000").'],
     [{ PARLEY_ADMIN_KEY_RATE_LIMIT: "many" }, 'PARLEY_ADMIN_KEY_RATE_LIMIT must be a whole number from 1 to 1000000 (got "many").'],
     [{ PARLEY_CONVERSATION_RATE_LIMIT: "0" }, 'PARLEY_CONVERSATION_RATE_LIMIT must be a whole number from 1 to 1000000 (got "0").'],
+    [{ PARLEY_ALLOW_PRIVATE_URLS: "yes" }, 'PARLEY_ALLOW_PRIVATE_URLS must be true or false (got "yes").'],
+    [{ PARLEY_MAX_UPLOAD_BYTES: "25MiB" }, 'PARLEY_MAX_UPLOAD_BYTES must be a whole number from 1 to 1099511627776 (got "25MiB").'],
     [{ OPENAI_BASE_URL: "localhost:8000" }, 'OPENAI_BASE_URL must be an http or https URL (got "localhost:8000").'],
     [{ PARLEY_EMBEDDER: "cohere:embed" }, /^PARLEY_EMBEDDER must be "local", "openai:<model>" or "ollama:<model>"/],
     [{ PARLEY_LLM_TIMEOUT_MS: "-5" }, /^PARLEY_LLM_TIMEOUT_MS must be a positive whole number/],
@@ -89,6 +116,10 @@ describe("loadConfig", () => {
     [{ PARLEY_REDIS_FAIL_OPEN: "maybe" }, 'PARLEY_REDIS_FAIL_OPEN must be true or false (got "maybe").'],
     [{ PARLEY_DATABASE_URL: "postgres://db/parley" }, "PARLEY_DATABASE_URL needs PARLEY_SECRET_KEY: every server process must sign webhooks with the same master key."],
     [{ PARLEY_DATABASE_POOL_SIZE: "0" }, 'PARLEY_DATABASE_POOL_SIZE must be a whole number from 1 to 1000 (got "0").'],
+    [{ PARLEY_MAX_CONNECTIONS: "0" }, 'PARLEY_MAX_CONNECTIONS must be a whole number from 1 to 1000000 (got "0").'],
+    [{ PARLEY_MAX_HEADER_BYTES: "100" }, 'PARLEY_MAX_HEADER_BYTES must be a whole number from 1024 to 1048576 (got "100").'],
+    [{ PARLEY_SHUTDOWN_GRACE_MS: "soon" }, 'PARLEY_SHUTDOWN_GRACE_MS must be a whole number from 0 to 3600000 (got "soon").'],
+    [{ PARLEY_HEADERS_TIMEOUT_MS: "40000" }, "PARLEY_HEADERS_TIMEOUT_MS (40000) must not exceed PARLEY_REQUEST_TIMEOUT_MS (30000)."],
   ])("refuses %j with a message naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

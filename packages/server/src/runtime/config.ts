@@ -1,3 +1,4 @@
+import type { HttpLimits } from "../http/connection-limits.js";
 import { parseEmbedderSpec, readProviderEnvironment, type EmbedderSpec, type Environment, type ProviderEnvironment } from "@parley/providers";
 
 /** The server's configuration, read from the environment (docs/design.md §7) and validated once, at start-up. */
@@ -10,10 +11,18 @@ export interface ServerConfig {
   /** `PARLEY_ADMIN_KEY_RATE_LIMIT`: requests per admin-scoped key in any 60 s (docs/design.md §9). */
   adminKeyRequestsPerMinute: number;
   conversationMessagesPerMinute: number;
+  /** `PARLEY_ALLOW_PRIVATE_URLS=true`: URLs may reach loopback, private and link-local addresses (docs/design.md §12). */
+  allowPrivateUrls: boolean;
+  /** `PARLEY_MAX_UPLOAD_BYTES`: the largest uploaded file (default 25 MiB). */
+  maxUploadBytes: number;
   /** `PARLEY_SECRET_KEY`: the master key of webhook signing secrets; unset means the key file beside the database. */
   secretKey: string | undefined;
   /** Keys, base URLs, the Ollama host and the model deadline, as the providers read them. */
   providers: ProviderEnvironment;
+  /** Timeouts and caps of the HTTP edge (docs/configuration.md, "HTTP limits"). */
+  http: HttpLimits;
+  /** `PARLEY_SHUTDOWN_GRACE_MS`: how long a stop waits for requests in flight before cutting them. */
+  shutdownGraceMs: number;
   /** The environment itself, handed to the provider adapters. */
   env: Environment;
   /** `PARLEY_DATABASE_URL`: PostgreSQL instead of SQLite (docs/design.md §13); unset means SQLite at `databasePath`. */
@@ -45,6 +54,13 @@ function wholeNumber(env: Environment, name: string, fallback: number, minimum: 
   return value;
 }
 
+function flag(env: Environment, name: string): boolean {
+  const text = present(env[name])?.toLowerCase();
+  if (text === undefined || text === "false") return false;
+  if (text === "true") return true;
+  throw new ConfigError(`${name} must be true or false (got "${env[name]}").`);
+}
+
 function httpUrl(env: Environment, name: string): void {
   const text = present(env[name]);
   if (text === undefined) return;
@@ -71,18 +87,26 @@ function serviceUrl(env: Environment, name: string, protocols: string[]): string
   return text;
 }
 
-function flag(env: Environment, name: string): boolean {
-  const text = present(env[name])?.toLowerCase();
-  if (text === undefined || text === "false" || text === "0") return false;
-  if (text === "true" || text === "1") return true;
-  throw new ConfigError(`${name} must be true or false (got "${text}").`);
-}
-
 function secretKey(env: Environment): string | undefined {
   const text = present(env.PARLEY_SECRET_KEY);
   // The value is a secret: the message gives its length, never the value.
   if (text !== undefined && Buffer.byteLength(text) < 32) throw new ConfigError(`PARLEY_SECRET_KEY must be at least 32 characters long (got ${text.length}).`);
   return text;
+}
+
+function httpLimits(env: Environment): HttpLimits {
+  const headersTimeoutMs = wholeNumber(env, "PARLEY_HEADERS_TIMEOUT_MS", 10_000, 100, 3_600_000);
+  const requestTimeoutMs = wholeNumber(env, "PARLEY_REQUEST_TIMEOUT_MS", 30_000, 100, 3_600_000);
+  // Node refuses a headers timeout longer than the whole request's.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(`PARLEY_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed PARLEY_REQUEST_TIMEOUT_MS (${requestTimeoutMs}).`);
+  }
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    maxHeaderBytes: wholeNumber(env, "PARLEY_MAX_HEADER_BYTES", 16_384, 1_024, 1_048_576),
+    maxConnections: wholeNumber(env, "PARLEY_MAX_CONNECTIONS", 1_000, 1, 1_000_000),
+  };
 }
 
 /** Reads and checks the configuration. Command-line flags (overrides) win over the environment. */
@@ -103,7 +127,11 @@ export function loadConfig(env: Environment = process.env, overrides: Partial<Pi
       keyRequestsPerMinute: wholeNumber(env, "PARLEY_KEY_RATE_LIMIT", 60, 1, 1_000_000),
       adminKeyRequestsPerMinute: wholeNumber(env, "PARLEY_ADMIN_KEY_RATE_LIMIT", 600, 1, 1_000_000),
       conversationMessagesPerMinute: wholeNumber(env, "PARLEY_CONVERSATION_RATE_LIMIT", 20, 1, 1_000_000),
+      allowPrivateUrls: flag(env, "PARLEY_ALLOW_PRIVATE_URLS"),
+      maxUploadBytes: wholeNumber(env, "PARLEY_MAX_UPLOAD_BYTES", 25 * 1024 * 1024, 1, 2 ** 40),
       secretKey: secretKey(env),
+      http: httpLimits(env),
+      shutdownGraceMs: wholeNumber(env, "PARLEY_SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),
       providers: readProviderEnvironment(env),
       env,
       databaseUrl: serviceUrl(env, "PARLEY_DATABASE_URL", ["postgres:", "postgresql:"]),

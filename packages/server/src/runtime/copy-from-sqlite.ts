@@ -37,7 +37,7 @@ const TABLES: TableCopy[] = [
   { table: "messages", columns: ["id", "conversation_id", "role", "author", "content", "created_at"], order: "seq", texts: ["content"] },
   { table: "monthly_usage", columns: ["user_id", "month", "used"], order: "user_id, month" },
   { table: "outbox_events", columns: ["id", "type", "user_id", "chatbot_id", "data", "created_at", "dispatched_at"], order: "seq" },
-  { table: "webhook_subscriptions", columns: ["id", "user_id", "url", "chatbot_id", "event_types", "signing_key_id", "created_at"], order: "seq" },
+  { table: "webhook_subscriptions", columns: ["id", "user_id", "url", "chatbot_id", "event_types", "signing_key_id", "public_only", "created_at"], order: "seq", flags: ["public_only"] },
   {
     table: "webhook_deliveries",
     columns: ["id", "subscription_id", "user_id", "event_id", "event_type", "status", "attempts", "next_attempt_at", "leased_until", "last_attempt_at", "last_response_status", "last_error", "created_at", "delivered_at"],

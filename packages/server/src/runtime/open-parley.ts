@@ -11,11 +11,15 @@ import {
   type WebhookDispatcher,
   type WebhookSecrets,
 } from "@parley/core";
+import { createKnowledgeSources } from "@parley/knowledge";
 import { createChatModels, createRemoteEmbedder } from "@parley/providers";
 import { createSqliteSearchIndex, createSqliteStorage, openDatabase, schemaVersion, type DatabaseFileModes, type SqliteSearchIndex } from "@parley/sqlite";
 import type { Database } from "better-sqlite3";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { consoleLog, type LogSink } from "../http/create-request-handler.js";
 import type { ServerConfig } from "./config.js";
+import { createWebhookUrlCheck } from "./webhook-url-check.js";
 import { ensureWebhookMasterKey, loadWebhookMasterKey } from "./webhook-master-key.js";
 
 /** A Parley wired to its engines (SQLite, or PostgreSQL and Redis), and how to close it. */
@@ -31,6 +35,8 @@ export interface ParleyRuntime {
   /** Background ingestions; idle until `start()` (`parley serve` starts it, and stops it before closing). */
   ingestions: IngestionRunner;
   searchIndex: SearchIndex;
+  /** Where uploads are written (beside the SQLite path), and the largest file taken. */
+  uploads: { folder: string; maxFileBytes: number };
   /** Reads the search index ahead while idle (SQLite's in-process postings; nothing to do on PostgreSQL). */
   warmUp(options?: { signal?: AbortSignal }): Promise<{ chatbots: number; words: number }>;
   /** How many users the database holds (the quickstart seeds only an empty one). */
@@ -68,11 +74,17 @@ export function wireParley(
   const embedder = embedderFor(config);
   // Loaded on first use, so commands that never touch webhooks create no key file.
   const webhookSecrets = createDerivedWebhookSecrets(masterKey);
+  // Uploads wait beside the database, so an ingestion resumed after a restart still finds them.
+  const uploads = { folder: `${config.databasePath === ":memory:" ? join(tmpdir(), "parley") : config.databasePath}.uploads`, maxFileBytes: config.maxUploadBytes };
+  const knowledgeSources = createKnowledgeSources({ allowPrivateUrls: config.allowPrivateUrls, maxFileBytes: config.maxUploadBytes, uploadsFolder: uploads.folder });
   const parley = createParley({
     ...engines,
     embedder,
     chatModels: createChatModels({ env: config.env }),
     webhookSecrets,
+    knowledgeSources,
+    // Webhooks made through the API go only to public addresses, unless the operator allows private ones.
+    checkWebhookUrl: config.allowPrivateUrls ? undefined : createWebhookUrlCheck(),
     settings: {
       keyRequestsPerMinute: config.keyRequestsPerMinute,
       adminKeyRequestsPerMinute: config.adminKeyRequestsPerMinute,
@@ -82,7 +94,7 @@ export function wireParley(
   const secrets = [config.providers.openai.apiKey, config.providers.anthropic.apiKey, config.secretKey].filter((secret): secret is string => secret !== undefined);
   const dispatcher = parley.createWebhookDispatcher({ log });
   const ingestions = parley.createIngestionRunner({ log });
-  return { parley, embedder, webhookSecrets, dispatcher, ingestions, secrets };
+  return { parley, embedder, webhookSecrets, dispatcher, ingestions, uploads, secrets };
 }
 
 /**

@@ -1,5 +1,6 @@
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createLimitedServer, DEFAULT_HTTP_LIMITS, type HttpLimits } from "../http/connection-limits.js";
 import { consoleLog, createRequestHandler, type LogSink } from "../http/create-request-handler.js";
 import { createEventStreams } from "../http/event-stream.js";
 import type { ParleyRuntime } from "./open-parley.js";
@@ -16,15 +17,28 @@ export interface RunningServer {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** Serves the Parley API on `host:port`. */
-export async function startServer(options: { runtime: ParleyRuntime; port: number; host: string; log?: LogSink; heartbeatMs?: number }): Promise<RunningServer> {
+/** Serves the Parley API on `host:port`, within the HTTP edge's limits (defaults: docs/configuration.md). */
+export async function startServer(options: {
+  runtime: ParleyRuntime;
+  port: number;
+  host: string;
+  log?: LogSink;
+  limits?: HttpLimits;
+  shutdownGraceMs?: number;
+  heartbeatMs?: number;
+}): Promise<RunningServer> {
+  const log = options.log ?? consoleLog;
   // One reader of the outbox feeds every live stream of this process (docs/api.md, "Live events").
   const feed = options.runtime.parley.createEventFeed();
   const streams = createEventStreams({ feed, heartbeatMs: options.heartbeatMs, authenticate: options.runtime.parley.authenticate });
-  const server = createServer(
-    { keepAliveTimeout: 5_000 },
-    createRequestHandler({ parley: options.runtime.parley, log: options.log ?? consoleLog, secrets: options.runtime.secrets, streamEvents: streams.handler }),
-  );
+  const handler = createRequestHandler({
+    parley: options.runtime.parley,
+    log,
+    secrets: options.runtime.secrets,
+    streamEvents: streams.handler,
+    uploads: options.runtime.uploads,
+  });
+  const server = createLimitedServer(options.limits ?? DEFAULT_HTTP_LIMITS, handler, log);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {
@@ -34,7 +48,6 @@ export async function startServer(options: { runtime: ParleyRuntime; port: numbe
   });
   // Read the keyword postings ahead in idle slices, so the first questions after a restart do
   // not each pay their words' first read (docs/retrieval.md, "Warming up").
-  const log = options.log ?? consoleLog;
   const warming = new AbortController();
   options.runtime.warmUp({ signal: warming.signal }).then(
     ({ chatbots, words }) => log({ event: "search_warmed_up", chatbots, words }),
@@ -52,7 +65,7 @@ export async function startServer(options: { runtime: ParleyRuntime; port: numbe
   }
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   let stopping: Promise<void> | undefined;
-  const stop = (graceMs = 10_000) =>
+  const stop = (graceMs = options.shutdownGraceMs ?? 10_000) =>
     (stopping ??= new Promise<void>((resolve) => {
       // Idle keep-alive sockets would hold close() open; requests in flight finish first. Live
       // streams never finish by themselves: they end now, and their clients resume elsewhere.

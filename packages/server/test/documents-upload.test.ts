@@ -1,0 +1,95 @@
+import { existsSync, readdirSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixture, startTestSite, type TestSite } from "../../knowledge/test/site-server.js";
+import { call, environment, serve } from "./harness.js";
+
+let context: Awaited<ReturnType<typeof environment>>;
+let server: Awaited<ReturnType<typeof serve>>;
+let site: TestSite;
+let key = "";
+let bot = "";
+
+beforeAll(async () => {
+  context = await environment({ PARLEY_ALLOW_PRIVATE_URLS: "true", PARLEY_MAX_UPLOAD_BYTES: String(1024 * 1024) });
+  server = await serve(context.env);
+  site = await startTestSite();
+  const { admin } = server.runtime.parley;
+  const user = await admin.createUser({ email: "knowledge@example.com" });
+  key = (await admin.createApiKey({ userId: user.id, scope: "admin" })).key;
+  bot = (await admin.createChatbot({ userId: user.id, name: "Manuals", provider: "openai", model: "gpt-test" })).id;
+});
+
+afterAll(async () => {
+  await site?.close();
+  await server?.running.stop();
+  await context?.cleanup();
+});
+
+const documentsUrl = () => `${server.url}/v1/admin/chatbots/${bot}/documents`;
+const upload = async (...files: [string, Buffer][]) => {
+  const form = new FormData();
+  for (const [name, bytes] of files) form.append("files", new Blob([bytes]), name);
+  const response = await fetch(documentsUrl(), { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+};
+/** Runs the queued ingestions (as the server's runner would) and reads the ingestion back. */
+const finished = async (ingestionId: unknown) => {
+  await server.runtime.ingestions.runOnce();
+  return (await call(`${server.url}/v1/admin/ingestions/${String(ingestionId)}`, { key })).json as Record<string, unknown>;
+};
+
+describe("POST /v1/admin/chatbots/{id}/documents", () => {
+  it("takes uploaded PDF and DOCX files, reads them in the background, reports the encrypted one, and removes the uploads", async () => {
+    const created = await upload(["Manual.pdf", fixture("manual.pdf")], ["Handbook.txt", fixture("handbook.docx")], ["locked.pdf", fixture("encrypted.pdf")]);
+    expect(created.status).toBe(202);
+    expect(created.json).toMatchObject({ status: "queued", documents_done: 0, errors: [] });
+    const ingestion = await finished(created.json.id);
+    expect(ingestion).toMatchObject({
+      status: "succeeded",
+      documents_total: 3,
+      documents_done: 3,
+      errors: [{ source: "locked.pdf", detail: "The PDF is encrypted with a password; add a copy without the password." }],
+    });
+    expect(ingestion.chunks).toBeGreaterThan(5);
+    const uploads = server.runtime.uploads.folder;
+    expect(existsSync(uploads) ? readdirSync(uploads) : []).toEqual([]);
+
+    // Types come from the content: the DOCX named .txt is listed as docx.
+    const listed = (await call(documentsUrl(), { key })).json as { data: { source: string; type: string }[] };
+    expect(listed.data.map(({ source, type }) => ({ source, type }))).toEqual(
+      expect.arrayContaining([{ source: "Manual.pdf", type: "pdf" }, { source: "Handbook.txt", type: "docx" }]),
+    );
+    const search = await call(`${server.url}/v1/admin/chatbots/${bot}/search`, { key, body: { query: "Under which reference is the heating element warranty?" } });
+    const [best] = (search.json as { data: { title: string; text: string }[] }).data;
+    expect(best).toMatchObject({ title: "Manual.pdf", text: expect.stringMatching(/^\(page 3\) .*ZEPHYR-7/s) });
+  });
+
+  it("answers 413 for a file over PARLEY_MAX_UPLOAD_BYTES and keeps nothing of it", async () => {
+    const tooBig = await upload(["huge.txt", Buffer.alloc(1024 * 1024 + 1, "a")]);
+    expect(tooBig).toEqual({ status: 413, json: { detail: "Each uploaded file must not exceed 1 MiB." } });
+    expect(readdirSync(server.runtime.uploads.folder)).toEqual([]);
+  });
+
+  it("answers 404 for another chatbot id before reading the upload", async () => {
+    const response = await fetch(`${server.url}/v1/admin/chatbots/00000000-0000-4000-8000-000000000000/documents`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}` },
+      body: (() => {
+        const form = new FormData();
+        form.append("files", new Blob(["text"]), "a.txt");
+        return form;
+      })(),
+    });
+    expect({ status: response.status, body: await response.json() }).toEqual({ status: 404, body: { detail: "Chatbot not found." } });
+    expect(readdirSync(server.runtime.uploads.folder)).toEqual([]);
+  });
+
+  it("reads a URL given as JSON, crawling the local site when private URLs are allowed", async () => {
+    const created = await call(documentsUrl(), { key, body: { url: `${site.origin}/`, crawl: "site", max_pages: 3 } });
+    expect(created.status).toBe(202);
+    expect(await finished((created.json as { id: string }).id)).toMatchObject({ status: "succeeded", documents_total: 3, documents_done: 3, errors: [] });
+    const list = await call(documentsUrl(), { key });
+    const sources = (list.json as { data: { source: string; type: string }[] }).data.map((document) => document.source);
+    expect(sources).toEqual(expect.arrayContaining([`${site.origin}/`, `${site.origin}/about`, `${site.origin}/loop-a`]));
+  });
+});
