@@ -23,7 +23,7 @@ export async function buildChildren(): Promise<{ server: string; cli: string; fo
     target: "node20",
     silent: true,
     // Native modules stay outside the bundle; everything else (workspace sources included) is in it.
-    external: ["better-sqlite3", "sqlite-vec"],
+    external: ["better-sqlite3", "sqlite-vec", "pg", "redis", "busboy"],
     esbuildOptions(options) {
       options.conditions = ["source"];
     },
