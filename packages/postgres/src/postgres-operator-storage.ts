@@ -53,7 +53,7 @@ const SQL = {
   insertIngestion: `INSERT INTO ingestions (${INGESTION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
   getIngestion: `SELECT ${INGESTION_COLUMNS} FROM ingestions WHERE id = $1`,
   // SKIP LOCKED: two runners claiming at once take different ingestions.
-  nextIngestion: "SELECT id FROM ingestions WHERE status = 'queued' OR (status = 'running' AND leased_until <= $1) ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED",
+  nextIngestion: "SELECT id FROM ingestions WHERE status = 'queued' OR (status = 'running' AND leased_until <= $1) ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED",
   startIngestion: `UPDATE ingestions SET status = 'running', started_at = $1, leased_until = $2, documents_total = NULL, documents_done = 0,
     chunks = 0, errors = '[]' WHERE id = $3 RETURNING ${INGESTION_COLUMNS}`,
   updateIngestion: `UPDATE ingestions SET documents_total = $3, documents_done = $4, chunks = $5, errors = $6, leased_until = $7, status = $8, finished_at = $9

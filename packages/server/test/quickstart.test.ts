@@ -39,6 +39,11 @@ describe("the quickstart: serve --quickstart on an empty database with no provid
       expect(list.status).toBe(200);
       const [bot] = list.json as { id: string; name: string; provider: string }[];
       expect(bot).toMatchObject({ name: "Kettlebird Support", provider: "ollama" });
+      // The console's admin key: printed with the console's address, and admin-scoped.
+      const adminKey = /sign in with this admin key[^\n]*\n\n {2}(prl_\S+)/.exec(stderr)?.[1];
+      expect(stderr).toContain(`Open the console at ${url}/console and sign in with this admin key`);
+      expect((await call(`${url}/v1/admin/chatbots`, { key: adminKey })).json).toMatchObject({ data: [{ name: "Kettlebird Support" }], next_cursor: null });
+      expect((await call(`${url}/v1/admin/chatbots`, { key })).status).toBe(403);
       const chat = await call(`${url}/v1/chatbots/${bot!.id}/chat`, { key, body: { message: "How long is the warranty?" } });
       expect(chat).toMatchObject({ status: 500, json: { detail: "The language model provider failed to answer." } });
     } finally {

@@ -91,7 +91,7 @@ export function createSqliteOperatorStorage(database: Database, write: <Result>(
     ),
     getIngestion: prepare<[string], IngestionRow>(`SELECT ${INGESTION_COLUMNS} FROM ingestions WHERE id = ?`),
     nextIngestion: prepare<[number], { id: string }>(
-      `SELECT id FROM ingestions WHERE status = 'queued' OR (status = 'running' AND leased_until <= ?) ORDER BY seq LIMIT 1`,
+      `SELECT id FROM ingestions WHERE status = 'queued' OR (status = 'running' AND leased_until <= ?) ORDER BY created_at, seq LIMIT 1`,
     ),
     startIngestion: prepare<[number, number, string], IngestionRow>(
       `UPDATE ingestions SET status = 'running', started_at = ?, leased_until = ?, documents_total = NULL, documents_done = 0,

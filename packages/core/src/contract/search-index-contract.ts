@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { isParleyError } from "../errors.js";
 import type { EmbeddingSpace, SearchIndex } from "../ports/search-index.js";
 import { BATCH_CASES, defineBatchCases } from "./search-index-batch-contract.js";
+import { defineDocumentCases, DOCUMENT_CASES } from "./search-index-documents-contract.js";
 import { skipper, type SkippedCase } from "./skip.js";
 
 /** How to run the SearchIndex contract against one adapter. */
@@ -64,6 +65,7 @@ const CASES = [
   "replaceEmbeddings with reset moves the chatbot to a new space",
   "replaceEmbeddings refuses a chunk of another chatbot and changes nothing",
   ...BATCH_CASES,
+  ...DOCUMENT_CASES,
 ] as const;
 
 const HOSTILE_QUERIES = [
@@ -343,5 +345,6 @@ export function runSearchIndexContract(options: SearchIndexContractOptions): voi
     });
 
     defineBatchCases(test);
+    defineDocumentCases(test);
   });
 }

@@ -5,6 +5,7 @@ import { registerConversationTests } from "./storage-contract-conversations.js";
 import { registerQuotaTests } from "./storage-contract-quota.js";
 import { registerReplyTests } from "./storage-contract-replies.js";
 import { registerWebhookTests } from "./storage-contract-webhooks.js";
+import { registerOperatorTests } from "./storage-contract-operator.js";
 import { uuidOf, type ContractContext, type RegisterTest } from "./storage-contract-fixtures.js";
 import { skipper, type SkippedCase } from "./skip.js";
 
@@ -55,6 +56,14 @@ export const STORAGE_CASES = [
   "retryDelivery makes a failed delivery pending again and brings a pending one forward, but not one in flight",
   "retryDelivery returns null for an unknown delivery or one whose subscription was removed",
   "deleteWebhookSubscription fails its pending deliveries and keeps its delivered ones",
+  "keys are listed per user newest first, found by id, and record their last use",
+  "conversations keep their activity, count and attention, and replies write their events in the same step",
+  "listConversations lists the owner's by newest activity, filtered by chatbot and status, after a position, never a deleted chatbot's",
+  "listMessagesAfter returns the messages after one of the conversation's, or null for any other id",
+  "the outbox reads by position, for everyone or one user, and knows each event's position",
+  "getUsageBreakdown counts the owner's user messages in the range, per chatbot and per UTC day",
+  "claimIngestion leases the oldest queued ingestion, then one whose lease ended, and never a live one",
+  "updateIngestion records progress and the end of the current run, and ignores a run that was taken over",
 ] as const;
 
 /** The name of one case of the Storage contract. */
@@ -100,5 +109,6 @@ export function runStorageContract(options: StorageContractOptions): void {
     registerQuotaTests(context, test);
     registerReplyTests(context, test);
     registerWebhookTests(context, test);
+    registerOperatorTests(context, test);
   });
 }

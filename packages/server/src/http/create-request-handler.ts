@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createConsoleAssets, defaultConsoleRoot, isConsolePath } from "./console-assets.js";
 import { HttpError, statusForCode } from "./http-error.js";
 import { createRedactor } from "./redact.js";
 import { checkScope, matchRoute, type Uploads } from "./routes.js";
@@ -45,9 +46,12 @@ export function createRequestHandler(options: {
   streamEvents?: EventStreamHandler;
   /** Where uploaded files are written and the largest taken (default: the system's temporary folder, 25 MiB). */
   uploads?: Uploads;
+  /** The console's build folder (docs/design.md §11); default: `@parley/console`'s dist. */
+  consoleRoot?: string;
 }) {
   const uploads = options.uploads ?? { folder: join(tmpdir(), "parley-uploads"), maxFileBytes: 25 * 1024 * 1024 };
   const { parley } = options;
+  const serveConsole = createConsoleAssets({ root: "consoleRoot" in options ? options.consoleRoot : defaultConsoleRoot() });
   const sink = options.log ?? consoleLog;
   const redact = createRedactor(options.secrets ?? []);
   const log: LogSink = (line) => sink(redact(line));
@@ -115,6 +119,11 @@ export function createRequestHandler(options: {
     const url = request.url ?? "/";
     const query = url.indexOf("?");
     const path = query === -1 ? url : url.slice(0, query);
+    if (isConsolePath(path)) {
+      // The console's static files (docs/design.md §11): no key, their own headers.
+      const status = serveConsole(request, response, path, { "x-request-id": requestId });
+      return log({ level: "info", msg: "request", request_id: requestId, method: request.method, path, status, duration_ms: Math.round((performance.now() - started) * 100) / 100, key_id: null });
+    }
     handle(request, response, requestId, path, query === -1 ? "" : url.slice(query + 1))
       .catch((error: unknown) => refusal(error, requestId))
       .then((outcome) => {

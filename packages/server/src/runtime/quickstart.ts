@@ -17,6 +17,8 @@ export function demoProvider(config: ServerConfig): { provider: Provider; model:
 /** What the quickstart created, for the banner. */
 export interface DemoSeed {
   key: string;
+  /** An admin-scoped key for the console (docs/design.md §9, §11). */
+  adminKey: string;
   chatbotId: string;
   provider: Provider;
   model: string;
@@ -42,6 +44,7 @@ export async function seedQuickstart(runtime: ParleyRuntime, config: ServerConfi
   const { provider, model } = demoProvider(config);
   const user = await parley.admin.createUser({ email: "demo@parley.local" });
   const { key } = await parley.admin.createApiKey({ userId: user.id, name: "demo" });
+  const { key: adminKey } = await parley.admin.createApiKey({ userId: user.id, name: "console", scope: "admin" });
   const chatbot = await parley.admin.createChatbot({
     userId: user.id,
     name: "Kettlebird Support",
@@ -53,7 +56,7 @@ export async function seedQuickstart(runtime: ParleyRuntime, config: ServerConfi
   });
   const documents = folder ? await readDocuments([resolve(folder)]) : [];
   await parley.admin.ingestDocuments(chatbot.id, documents);
-  return { key, chatbotId: chatbot.id, provider, model, documents: documents.length };
+  return { key, adminKey, chatbotId: chatbot.id, provider, model, documents: documents.length };
 }
 
 /** The start-up banner: where the server listens, the demo's key and curl commands, and what the provider needs. */
@@ -73,6 +76,10 @@ export function banner(url: string, config: ServerConfig, seed: DemoSeed | null,
       `  curl -s ${url}/v1/chatbots/${seed.chatbotId} -H "Authorization: Bearer $PARLEY_KEY"`,
       `  curl -s ${url}/v1/chatbots/${seed.chatbotId}/chat -H "Authorization: Bearer $PARLEY_KEY" \\`,
       `    -H "Content-Type: application/json" -d '{"message": "How long is the warranty?", "session_id": "demo"}'`,
+      "",
+      `Open the console at ${url}/console and sign in with this admin key (also shown only this once):`,
+      "",
+      `  ${seed.adminKey}`,
       "",
       `The demo chatbot answers with ${seed.provider} (model ${seed.model}) from ${seed.documents} documents in examples/quickstart.`,
     );

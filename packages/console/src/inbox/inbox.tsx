@@ -1,0 +1,82 @@
+import { useEffect } from "preact/hooks";
+import { ChatbotSelect } from "../chatbots/chatbot-select.js";
+import { chatbotName } from "../chatbots/chatbots-data.js";
+import { href } from "../router.js";
+import { AUTHOR_LABELS, formatTime } from "../ui/format.js";
+import { EmptyState, ErrorText } from "../ui/notice.js";
+import type { InboxFilter } from "./inbox-state.js";
+import { conversations, inboxError, inboxFilter, inboxLoaded, loadInbox, loadOlder, olderCursor, setInboxFilter, unread } from "./inbox-data.js";
+
+const STATUS_OPTIONS: { value: InboxFilter["status"]; label: string }[] = [
+  { value: "", label: "All conversations" },
+  { value: "attention", label: "Needs attention" },
+  { value: "human", label: "Taken over" },
+  { value: "bot", label: "Answered by the bot" },
+];
+
+/** The live inbox: conversations by latest activity, filtered by chatbot and status. */
+export function Inbox() {
+  useEffect(() => void loadInbox(), []);
+  const filter = inboxFilter.value;
+  const list = conversations.value;
+  return (
+    <section aria-labelledby="inbox-title">
+      <header class="screen-header">
+        <h1 id="inbox-title">Inbox</h1>
+        <div class="filters">
+          <ChatbotSelect label="Chatbot" value={filter.chatbotId} onChange={(chatbotId) => setInboxFilter({ chatbotId })} />
+          <label>
+            Show
+            <select value={filter.status} onChange={(event) => setInboxFilter({ status: event.currentTarget.value as InboxFilter["status"] })}>
+              {STATUS_OPTIONS.map((option) => (
+                <option key={option.value} value={option.value}>
+                  {option.label}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+      </header>
+      <ErrorText error={inboxError.value} />
+      {inboxLoaded.value && list.length === 0 && !inboxError.value ? (
+        <EmptyState title={filter.chatbotId || filter.status ? "No conversation matches these filters." : "No conversations yet."}>
+          {filter.chatbotId || filter.status
+            ? "Choose “All chatbots” and “All conversations” to see every conversation."
+            : "When a visitor chats with one of your chatbots, the conversation appears here within a second. Send a message to POST /v1/chatbots/{id}/chat to try it."}
+        </EmptyState>
+      ) : (
+        <ul class="inbox" aria-label="Conversations">
+          {list.map((conversation) => {
+            const isUnread = unread.value.has(conversation.id);
+            return (
+              <li key={conversation.id} class={isUnread ? "unread" : undefined}>
+                <a href={href(`/conversations/${conversation.id}`)} aria-label={`Conversation ${conversation.session_id} with ${chatbotName(conversation.chatbot_id)}${isUnread ? ", unread" : ""}`}>
+                  <span class="row-top">
+                    {isUnread ? <span class="dot" aria-hidden="true" /> : null}
+                    <strong class="session">{conversation.session_id}</strong>
+                    <span class="muted">{chatbotName(conversation.chatbot_id)}</span>
+                    {conversation.human_takeover ? <span class="badge human">Taken over</span> : null}
+                    {conversation.needs_attention ? <span class="badge attention">Needs attention</span> : null}
+                    <time class="muted" dateTime={conversation.updated_at}>
+                      {formatTime(conversation.updated_at)}
+                    </time>
+                  </span>
+                  <span class="preview">
+                    {conversation.last_message ? `${AUTHOR_LABELS[conversation.last_message.author]}: ${conversation.last_message.content}` : "No message yet"}
+                  </span>
+                </a>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {olderCursor.value ? (
+        <p>
+          <button type="button" onClick={() => void loadOlder()}>
+            Show older conversations
+          </button>
+        </p>
+      ) : null}
+    </section>
+  );
+}
