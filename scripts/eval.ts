@@ -1,6 +1,6 @@
 // Retrieval quality on a BEIR collection: `npm run eval -- <BEIR folder> [options]`.
 // Ingests every document as one chunk (doc-level judgments need no aggregation) through the
-// public SearchIndex API into a temporary SQLite database, runs each judged query through the
+// public SearchIndex API into a temporary SQLite database (or PostgreSQL: --store postgres), runs each judged query through the
 // keyword arm, the vector arm (the local embedder) and the fused ranking chat uses
 // (retrieveCandidates), and reports nDCG@10, Recall@100 and MRR@10 with timings.
 //
@@ -9,13 +9,13 @@
 //          --sweep       (grid of fusion parameters over the same runs; tune on train only)
 //          --noise N     (N chunks of another chatbot in the same tables, for the BM25-statistics question)
 //          --title-weight W, --posting-budget P (SqliteSearchIndexOptions, for tuning on train)
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+//          --store sqlite|postgres (postgres: PARLEY_DATABASE_URL, or PGlite with pgvector when unset)
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createLocalEmbedder, embedInBatches, fuseByReciprocalRank, retrieveCandidates, type FusionParameters, type SearchHit } from "@parley/core";
-import { createSqliteSearchIndex, openDatabase } from "@parley/sqlite";
 import { loadBeir } from "./lib/beir.js";
+import { openEvalStore } from "./lib/eval-store.js";
 import { machineDescription } from "./lib/machine.js";
 import { mean, mrrAt, ndcgAt, pairedRandomizationTest, percentile, recallAt } from "./lib/metrics.js";
 import { noiseChunks } from "./lib/noise.js";
@@ -29,6 +29,7 @@ const { values, positionals } = parseArgs({
     noise: { type: "string", default: "0" },
     "title-weight": { type: "string" },
     "posting-budget": { type: "string" },
+    store: { type: "string", default: "sqlite" },
   },
 });
 const folder = positionals[0];
@@ -47,13 +48,12 @@ const judged = [...collection.qrels.keys()].filter((id) => collection.queries.ha
 console.log(`# Parley retrieval eval\n${machineDescription()}`);
 console.log(`collection ${folder}: ${collection.documents.length} documents, ${judged.length} judged queries (${qrelsFile})`);
 
-const directory = mkdtempSync(join(tmpdir(), "parley-eval-"));
-const database = openDatabase({ path: join(directory, "eval.db") });
-const searchIndex = createSqliteSearchIndex({
-  database,
+const store = await openEvalStore(values.store!, {
   ...(values["title-weight"] === undefined ? {} : { titleWeight: Number(values["title-weight"]) }),
-  ...(values["posting-budget"] === undefined ? {} : { keywordPostingBudget: Number(values["posting-budget"]) }),
+  ...(values["posting-budget"] === undefined ? {} : { postingBudget: Number(values["posting-budget"]) }),
 });
+const { searchIndex } = store;
+console.log(`store: ${store.description}`);
 const embedder = createLocalEmbedder();
 const space = { embedderId: embedder.id, dimensions: embedder.dimensions };
 
@@ -109,7 +109,7 @@ try {
   const fusedWide = (parameters: FusionParameters, depth = 100): Ranking => (run) =>
     fuseByReciprocalRank(run.keyword.slice(0, depth), run.vector.slice(0, depth), parameters).map((hit) => hit.source);
   const arms: [string, Ranking, number[] | null][] = [
-    ["keyword (FTS5 bm25)", (run) => run.keyword.map((hit) => hit.source), judged.map((id) => runs.get(id)!.times.keyword)],
+    ["keyword (BM25)", (run) => run.keyword.map((hit) => hit.source), judged.map((id) => runs.get(id)!.times.keyword)],
     ["vector (local embedder)", (run) => run.vector.map((hit) => hit.source), judged.map((id) => runs.get(id)!.times.vector)],
     ["hybrid, chat path (20 + 20)", (run) => run.chat, judged.map((id) => runs.get(id)!.times.chat)],
     ["hybrid, same fusion over 100 + 100", fusedWide(embedder.fusion), null],
@@ -154,6 +154,5 @@ try {
     `\nnDCG@10 keyword=${mean(keywordNdcg).toFixed(4)} vector=${mean(vectorNdcg).toFixed(4)} hybrid=${mean(hybridNdcg).toFixed(4)}`,
   );
 } finally {
-  database.close();
-  rmSync(directory, { recursive: true, force: true });
+  await store.close();
 }

@@ -14,7 +14,7 @@ export default defineConfig({
   sourcemap: false,
   splitting: true,
   silent: true,
-  external: ["better-sqlite3", "sqlite-vec"],
+  external: ["better-sqlite3", "sqlite-vec", "pg", /^@electric-sql\//],
   esbuildOptions(options) {
     options.conditions = ["source"];
   },

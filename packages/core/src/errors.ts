@@ -14,6 +14,7 @@ export type ErrorCode =
   | "conflict"
   | "embedder_mismatch"
   | "provider_failed"
+  | "unavailable"
   | "internal";
 
 /** The state of a rate limit, for the `RateLimit-*` headers. */
@@ -120,6 +121,10 @@ export const embedderMismatch = (chatbotId: string, indexed: string, configured:
     "embedder_mismatch",
     `Chatbot ${chatbotId} is indexed with embedder ${indexed}, but the configured embedder is ${configured}. Reindex the chatbot.`,
   );
+
+/** A shared service Parley needs (e.g. the rate limiters' Redis) cannot be reached; retrying later can succeed. */
+export const serviceUnavailable = (what: string, cause?: unknown) =>
+  new ParleyError("unavailable", `${what} is unavailable. Try again shortly.`, { retryAfterSeconds: 1, cause });
 
 /** An unexpected fault; the detail is generic. */
 export const internalError = (cause?: unknown) => new ParleyError("internal", "Internal server error.", { cause });

@@ -4,16 +4,18 @@ import { ADMIN_COMMANDS, checkPositionals } from "./cli/admin-commands.js";
 import { BACKUP_COMMAND } from "./cli/backup-command.js";
 import { UsageError, type Command, type CommandIo } from "./cli/command.js";
 import { RUNTIME_COMMANDS } from "./cli/runtime-commands.js";
+import { MIGRATE_COMMAND } from "./cli/migrate-command.js";
 import { WEBHOOK_COMMANDS } from "./cli/webhook-commands.js";
 import { ConfigError, loadConfig } from "./runtime/config.js";
-import { openParley } from "./runtime/open-parley.js";
+import { openRuntime } from "./runtime/open-runtime.js";
 
 /** Every `parley` command; the help and the tests are derived from it. */
-export const COMMANDS: Command[] = [...ADMIN_COMMANDS, ...WEBHOOK_COMMANDS, ...RUNTIME_COMMANDS, BACKUP_COMMAND];
+export const COMMANDS: Command[] = [...ADMIN_COMMANDS, ...WEBHOOK_COMMANDS, ...RUNTIME_COMMANDS, BACKUP_COMMAND, MIGRATE_COMMAND];
 
 const GLOBAL_HELP = `parley — self-hostable retrieval-augmented chatbot messaging
 
-Usage: parley <command> [options]   (every command takes --db PATH; default $PARLEY_DB, else ./parley.db)
+Usage: parley <command> [options]   (every command takes --db PATH; default $PARLEY_DB, else ./parley.db;
+                                     PARLEY_DATABASE_URL=postgres://... uses PostgreSQL instead)
 
 ${COMMANDS.map((command) => `  ${command.usage}\n      ${command.summary}`).join("\n")}
 
@@ -55,13 +57,13 @@ export async function main(argv: string[], io: CommandIo = { stdout: process.std
     }
     checkPositionals(command, positionals);
     const config = loadConfig(io.env, typeof values.db === "string" ? { databasePath: values.db } : {});
-    const runtime = openParley(config);
+    const runtime = await openRuntime(config);
     try {
       const result = await command.run({ values, positionals }, { runtime, config, io });
       if (command.name !== "serve") io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       return command.exitCode?.(result) ?? 0;
     } finally {
-      if (command.name !== "serve") runtime.close();
+      if (command.name !== "serve") await runtime.close();
     }
   } catch (error) {
     io.stderr.write(`parley ${command.name}: ${reason(error)}\n`);

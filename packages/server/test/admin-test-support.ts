@@ -1,6 +1,6 @@
 import { environment } from "./harness.js";
 import { loadConfig } from "../src/runtime/config.js";
-import { openParley, type ParleyRuntime } from "../src/runtime/open-parley.js";
+import { openParley, type SqliteRuntime } from "../src/runtime/open-parley.js";
 import { startServer, type RunningServer } from "../src/runtime/serve.js";
 
 /** One tenant of an operator API test: a user with an admin key, a chat key and a chatbot. */
@@ -45,7 +45,7 @@ export async function request(url: string, key: string | undefined, method: stri
 export async function startOperatorServer(options: { heartbeatMs?: number; env?: Record<string, string> } = {}) {
   // The tests' webhook receivers listen on 127.0.0.1, which an API caller may use only when allowed.
   const context = await environment({ PARLEY_ALLOW_PRIVATE_URLS: "true", ...options.env });
-  const runtime: ParleyRuntime = openParley(loadConfig(context.env), { log: () => {} });
+  const runtime: SqliteRuntime = openParley(loadConfig(context.env), { log: () => {} });
   const logs: Record<string, unknown>[] = [];
   const running: RunningServer = await startServer({ runtime, port: 0, host: "127.0.0.1", log: (line) => logs.push(line), heartbeatMs: options.heartbeatMs });
   const { admin } = runtime.parley;

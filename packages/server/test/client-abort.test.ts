@@ -1,12 +1,12 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/runtime/config.js";
-import { openParley, type ParleyRuntime } from "../src/runtime/open-parley.js";
+import { openParley, type SqliteRuntime } from "../src/runtime/open-parley.js";
 import { startServer, type RunningServer } from "../src/runtime/serve.js";
 import { environment } from "./harness.js";
 
 let context: Awaited<ReturnType<typeof environment>>;
-let runtime: ParleyRuntime;
+let runtime: SqliteRuntime;
 let running: RunningServer;
 const logs: Record<string, unknown>[] = [];
 let onLine: (line: Record<string, unknown>) => void = () => {};

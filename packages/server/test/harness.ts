@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeOpenAI, type FakeOpenAI } from "@parley/providers/testing";
 import { loadConfig } from "../src/runtime/config.js";
-import { openParley, type ParleyRuntime } from "../src/runtime/open-parley.js";
+import { openParley, type SqliteRuntime } from "../src/runtime/open-parley.js";
 import { startServer, type RunningServer } from "../src/runtime/serve.js";
 
 const SERVER_ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -65,7 +65,7 @@ export async function environment(extra: Record<string, string> = {}) {
 }
 
 /** A running server on port 0 over the environment's database, with its log lines collected. */
-export async function serve(env: Record<string, string>): Promise<{ runtime: ParleyRuntime; running: RunningServer; url: string; logs: Record<string, unknown>[] }> {
+export async function serve(env: Record<string, string>): Promise<{ runtime: SqliteRuntime; running: RunningServer; url: string; logs: Record<string, unknown>[] }> {
   const config = loadConfig(env);
   const runtime = openParley(config);
   const logs: Record<string, unknown>[] = [];

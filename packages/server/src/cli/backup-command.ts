@@ -1,6 +1,7 @@
 import { chmodSync, constants, copyFileSync, existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { keyFilePath } from "../runtime/webhook-master-key.js";
 import { required, UsageError, type Command } from "./command.js";
+import type { SqliteRuntime } from "../runtime/open-parley.js";
 
 /**
  * `parley backup --to FILE`: a consistent copy of a database that a server may be writing, with
@@ -15,12 +16,14 @@ export const BACKUP_COMMAND: Command = {
   positionals: { min: 0, max: 0 },
   async run(input, { runtime, config }) {
     const to = required(input, "to");
+    // PostgreSQL has its own tools (pg_dump, base backups): this command copies a SQLite file.
+    if (runtime.engine !== "sqlite") throw new UsageError("parley backup copies a SQLite database; back up PostgreSQL with its own tools (pg_dump).");
     if (existsSync(to)) throw new UsageError(`--to ${to} exists; remove it or choose another file.`);
     const partial = `${to}.partial-${process.pid}`;
     try {
       // All remaining pages in one step: a write by the server between steps would restart the copy,
       // so small steps under a steady chat load might never finish. A reader does not block WAL writers.
-      const { totalPages } = await runtime.database.backup(partial, { progress: () => 2 ** 30 });
+      const { totalPages } = await (runtime as SqliteRuntime).database.backup(partial, { progress: () => 2 ** 30 });
       renameSync(partial, to);
       // Webhook signing secrets derive from the key file: a restored database needs it too.
       const keyFile = keyFilePath(config.databasePath);

@@ -33,6 +33,8 @@ export function statusForCode(code: ErrorCode): number {
     case "quota_exceeded":
     case "conversation_rate_limited":
       return 429;
+    case "unavailable":
+      return 503;
     case "provider_failed":
     case "embedder_mismatch":
     case "internal":

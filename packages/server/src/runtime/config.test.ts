@@ -56,6 +56,11 @@ describe("loadConfig", () => {
       ANTHROPIC_API_KEY: "sk-ant-test",
       ANTHROPIC_BASE_URL: "http://127.0.0.1:8001",
       OLLAMA_HOST: "gpu-box:11434",
+      PARLEY_DATABASE_URL: "postgres://parley:secret@db:5432/parley",
+      PARLEY_DATABASE_POOL_SIZE: "25",
+      PARLEY_STATEMENT_TIMEOUT_MS: "5000",
+      PARLEY_REDIS_URL: "redis://cache:6379",
+      PARLEY_REDIS_FAIL_OPEN: "true",
     };
     // Every variable loadConfig reads is in the table above, so a new one cannot go untested.
     const read = new Set<string>();
@@ -88,6 +93,11 @@ describe("loadConfig", () => {
         embedderDimensions: 384,
       },
       env: watched,
+      databaseUrl: "postgres://parley:secret@db:5432/parley",
+      databasePoolSize: 25,
+      statementTimeoutMs: 5000,
+      redisUrl: "redis://cache:6379",
+      redisFailOpen: true,
     });
     expect(loadConfig(env, { databasePath: "/flag.db", port: 1234, host: "::1" })).toMatchObject({ databasePath: "/flag.db", port: 1234, host: "::1" });
   });
@@ -102,6 +112,10 @@ describe("loadConfig", () => {
     [{ OPENAI_BASE_URL: "localhost:8000" }, 'OPENAI_BASE_URL must be an http or https URL (got "localhost:8000").'],
     [{ PARLEY_EMBEDDER: "cohere:embed" }, /^PARLEY_EMBEDDER must be "local", "openai:<model>" or "ollama:<model>"/],
     [{ PARLEY_LLM_TIMEOUT_MS: "-5" }, /^PARLEY_LLM_TIMEOUT_MS must be a positive whole number/],
+    [{ PARLEY_REDIS_URL: "http://cache:6379" }, "PARLEY_REDIS_URL must be a redis:// or rediss:// URL."],
+    [{ PARLEY_REDIS_FAIL_OPEN: "maybe" }, 'PARLEY_REDIS_FAIL_OPEN must be true or false (got "maybe").'],
+    [{ PARLEY_DATABASE_URL: "postgres://db/parley" }, "PARLEY_DATABASE_URL needs PARLEY_SECRET_KEY: every server process must sign webhooks with the same master key."],
+    [{ PARLEY_DATABASE_POOL_SIZE: "0" }, 'PARLEY_DATABASE_POOL_SIZE must be a whole number from 1 to 1000 (got "0").'],
     [{ PARLEY_MAX_CONNECTIONS: "0" }, 'PARLEY_MAX_CONNECTIONS must be a whole number from 1 to 1000000 (got "0").'],
     [{ PARLEY_MAX_HEADER_BYTES: "100" }, 'PARLEY_MAX_HEADER_BYTES must be a whole number from 1024 to 1048576 (got "100").'],
     [{ PARLEY_SHUTDOWN_GRACE_MS: "soon" }, 'PARLEY_SHUTDOWN_GRACE_MS must be a whole number from 0 to 3600000 (got "soon").'],

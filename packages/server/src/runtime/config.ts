@@ -25,6 +25,16 @@ export interface ServerConfig {
   shutdownGraceMs: number;
   /** The environment itself, handed to the provider adapters. */
   env: Environment;
+  /** `PARLEY_DATABASE_URL`: PostgreSQL instead of SQLite (docs/design.md §13); unset means SQLite at `databasePath`. */
+  databaseUrl: string | undefined;
+  /** `PARLEY_DATABASE_POOL_SIZE`: connections each process opens at most (default 10). */
+  databasePoolSize: number;
+  /** `PARLEY_STATEMENT_TIMEOUT_MS`: PostgreSQL cancels a statement running longer (default 30000). */
+  statementTimeoutMs: number;
+  /** `PARLEY_REDIS_URL`: the rate limiters on Redis, shared by every process; unset means in process memory. */
+  redisUrl: string | undefined;
+  /** `PARLEY_REDIS_FAIL_OPEN=true`: let requests through unlimited while Redis is down (default: refuse with 503). */
+  redisFailOpen: boolean;
 }
 
 /** A configuration value that cannot be used; the message names the variable and the problem. */
@@ -63,6 +73,20 @@ function httpUrl(env: Environment, name: string): void {
   if (protocol !== "http:" && protocol !== "https:") throw new ConfigError(`${name} must be an http or https URL (got "${text}").`);
 }
 
+/** A URL variable that must use one of `protocols`; the message never shows a password. */
+function serviceUrl(env: Environment, name: string, protocols: string[]): string | undefined {
+  const text = present(env[name]);
+  if (text === undefined) return undefined;
+  let protocol = "";
+  try {
+    protocol = new URL(text).protocol;
+  } catch {
+    // reported below
+  }
+  if (!protocols.includes(protocol)) throw new ConfigError(`${name} must be a ${protocols.map((each) => `${each}//`).join(" or ")} URL.`);
+  return text;
+}
+
 function secretKey(env: Environment): string | undefined {
   const text = present(env.PARLEY_SECRET_KEY);
   // The value is a secret: the message gives its length, never the value.
@@ -89,6 +113,11 @@ function httpLimits(env: Environment): HttpLimits {
 export function loadConfig(env: Environment = process.env, overrides: Partial<Pick<ServerConfig, "databasePath" | "port" | "host">> = {}): ServerConfig {
   httpUrl(env, "OPENAI_BASE_URL");
   httpUrl(env, "ANTHROPIC_BASE_URL");
+  // Several processes share one PostgreSQL: each must sign webhooks with the same master key,
+  // which a key file beside each process's SQLite path would not give.
+  if (present(env.PARLEY_DATABASE_URL) !== undefined && present(env.PARLEY_SECRET_KEY) === undefined) {
+    throw new ConfigError("PARLEY_DATABASE_URL needs PARLEY_SECRET_KEY: every server process must sign webhooks with the same master key.");
+  }
   try {
     return {
       databasePath: overrides.databasePath ?? present(env.PARLEY_DB) ?? "./parley.db",
@@ -105,6 +134,11 @@ export function loadConfig(env: Environment = process.env, overrides: Partial<Pi
       shutdownGraceMs: wholeNumber(env, "PARLEY_SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),
       providers: readProviderEnvironment(env),
       env,
+      databaseUrl: serviceUrl(env, "PARLEY_DATABASE_URL", ["postgres:", "postgresql:"]),
+      databasePoolSize: wholeNumber(env, "PARLEY_DATABASE_POOL_SIZE", 10, 1, 1_000),
+      statementTimeoutMs: wholeNumber(env, "PARLEY_STATEMENT_TIMEOUT_MS", 30_000, 0, 86_400_000),
+      redisUrl: serviceUrl(env, "PARLEY_REDIS_URL", ["redis:", "rediss:"]),
+      redisFailOpen: flag(env, "PARLEY_REDIS_FAIL_OPEN"),
     };
   } catch (error) {
     if (error instanceof ConfigError) throw error;

@@ -3,14 +3,17 @@ import {
   createLocalEmbedder,
   createParley,
   type Embedder,
-  type Parley,
   type IngestionRunner,
+  type Parley,
+  type RateLimiter,
+  type SearchIndex,
+  type Storage,
   type WebhookDispatcher,
   type WebhookSecrets,
 } from "@parley/core";
 import { createKnowledgeSources } from "@parley/knowledge";
 import { createChatModels, createRemoteEmbedder } from "@parley/providers";
-import { createSqliteSearchIndex, createSqliteStorage, openDatabase, type DatabaseFileModes, type SqliteSearchIndex } from "@parley/sqlite";
+import { createSqliteSearchIndex, createSqliteStorage, openDatabase, schemaVersion, type DatabaseFileModes, type SqliteSearchIndex } from "@parley/sqlite";
 import type { Database } from "better-sqlite3";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,10 +22,11 @@ import type { ServerConfig } from "./config.js";
 import { createWebhookUrlCheck } from "./webhook-url-check.js";
 import { ensureWebhookMasterKey, loadWebhookMasterKey } from "./webhook-master-key.js";
 
-/** A Parley on the embedded SQLite default, and how to close it. */
+/** A Parley wired to its engines (SQLite, or PostgreSQL and Redis), and how to close it. */
 export interface ParleyRuntime {
+  /** Which engine holds the data: `sqlite` (PARLEY_DB) or `postgres` (PARLEY_DATABASE_URL). */
+  engine: "sqlite" | "postgres";
   parley: Parley;
-  database: Database;
   embedder: Embedder;
   /** The signing secrets of webhook subscriptions, from the master key (loaded on first use). */
   webhookSecrets: WebhookSecrets;
@@ -30,12 +34,27 @@ export interface ParleyRuntime {
   dispatcher: WebhookDispatcher;
   /** Background ingestions; idle until `start()` (`parley serve` starts it, and stops it before closing). */
   ingestions: IngestionRunner;
-  /** The search index, for its warm-up after a start (`parley serve` runs it while idle). */
-  searchIndex: SqliteSearchIndex;
-  /** Where uploads are written (beside the database), and the largest file taken. */
+  searchIndex: SearchIndex;
+  /** Where uploads are written (beside the SQLite path), and the largest file taken. */
   uploads: { folder: string; maxFileBytes: number };
+  /** Reads the search index ahead while idle (SQLite's in-process postings; nothing to do on PostgreSQL). */
+  warmUp(options?: { signal?: AbortSignal }): Promise<{ chatbots: number; words: number }>;
+  /** How many users the database holds (the quickstart seeds only an empty one). */
+  userCount(): Promise<number>;
+  /** The schema version of each part of the database, as migrated on open. */
+  schemaVersions(): Promise<Record<string, number>>;
+  /** PostgreSQL only: copies a SQLite database's data into this (empty) one (`parley migrate --from`). */
+  copyFromSqlite?(path: string): Promise<Record<string, number>>;
   /** Configured secrets (provider API keys), for redaction from logs. */
   secrets: string[];
+  close(): void | Promise<void>;
+}
+
+/** The embedded SQLite runtime, with its database handle. */
+export interface SqliteRuntime extends ParleyRuntime {
+  engine: "sqlite";
+  database: Database;
+  searchIndex: SqliteSearchIndex;
   close(): void;
 }
 
@@ -44,30 +63,22 @@ export function embedderFor(config: ServerConfig): Embedder {
   return config.embedder.kind === "local" ? createLocalEmbedder() : createRemoteEmbedder(config.embedder, config.env);
 }
 
-/**
- * Opens (creating and migrating) the database and wires the core to the SQLite storage and
- * search index, the configured embedder and all three providers. `log` receives the warning
- * about database files other users could read, and the webhook dispatcher's lines.
- */
-export function openParley(config: ServerConfig, options: { log?: LogSink } = {}): ParleyRuntime {
+/** The core wired to the given engines, the configured embedder and all three providers. */
+export function wireParley(
+  config: ServerConfig,
+  engines: { storage: Storage; searchIndex: SearchIndex; rateLimiter?: RateLimiter },
+  options: { log?: LogSink; masterKey?: () => Uint8Array } = {},
+) {
   const log = options.log ?? consoleLog;
-  const database = openDatabase({ path: config.databasePath, onFileModes: (report) => logFileModes(log, report) });
+  const masterKey = options.masterKey ?? (() => loadWebhookMasterKey(config));
   const embedder = embedderFor(config);
   // Loaded on first use, so commands that never touch webhooks create no key file.
-  // Until the first subscription exists no secret depends on the key, so the first one made
-  // over the API creates the key file as `parley webhook add` does; after that a missing file
-  // is an error, never silently replaced (docs/operations.md, "Where the secret lives").
-  const webhookSecrets = createDerivedWebhookSecrets(() => {
-    if (database.prepare("SELECT 1 FROM webhook_subscriptions LIMIT 1").get() === undefined) ensureWebhookMasterKey(config);
-    return loadWebhookMasterKey(config);
-  });
-  const searchIndex = createSqliteSearchIndex({ database });
+  const webhookSecrets = createDerivedWebhookSecrets(masterKey);
   // Uploads wait beside the database, so an ingestion resumed after a restart still finds them.
   const uploads = { folder: `${config.databasePath === ":memory:" ? join(tmpdir(), "parley") : config.databasePath}.uploads`, maxFileBytes: config.maxUploadBytes };
   const knowledgeSources = createKnowledgeSources({ allowPrivateUrls: config.allowPrivateUrls, maxFileBytes: config.maxUploadBytes, uploadsFolder: uploads.folder });
   const parley = createParley({
-    storage: createSqliteStorage({ database }),
-    searchIndex,
+    ...engines,
     embedder,
     chatModels: createChatModels({ env: config.env }),
     webhookSecrets,
@@ -83,7 +94,38 @@ export function openParley(config: ServerConfig, options: { log?: LogSink } = {}
   const secrets = [config.providers.openai.apiKey, config.providers.anthropic.apiKey, config.secretKey].filter((secret): secret is string => secret !== undefined);
   const dispatcher = parley.createWebhookDispatcher({ log });
   const ingestions = parley.createIngestionRunner({ log });
-  return { parley, database, embedder, webhookSecrets, dispatcher, ingestions, searchIndex, uploads, secrets, close: () => database.close() };
+  return { parley, embedder, webhookSecrets, dispatcher, ingestions, uploads, secrets };
+}
+
+/**
+ * Opens (creating and migrating) the SQLite database and wires the core to the SQLite storage
+ * and search index. `openRuntime` picks PostgreSQL and Redis instead when configured. `log`
+ * receives the warning about database files other users could read, and the webhook
+ * dispatcher's lines.
+ */
+export function openParley(config: ServerConfig, options: { rateLimiter?: RateLimiter; log?: LogSink } = {}): SqliteRuntime {
+  const log = options.log ?? consoleLog;
+  const database = openDatabase({ path: config.databasePath, onFileModes: (report) => logFileModes(log, report) });
+  const searchIndex = createSqliteSearchIndex({ database });
+  const engines = { storage: createSqliteStorage({ database }), searchIndex, ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }) };
+  // Until the first subscription exists no secret depends on the key, so the first one made
+  // over the API creates the key file as `parley webhook add` does; after that a missing file
+  // is an error, never silently replaced (docs/operations.md, "Where the secret lives").
+  const masterKey = () => {
+    if (database.prepare("SELECT 1 FROM webhook_subscriptions LIMIT 1").get() === undefined) ensureWebhookMasterKey(config);
+    return loadWebhookMasterKey(config);
+  };
+  const wired = wireParley(config, engines, { log, masterKey });
+  return {
+    engine: "sqlite",
+    ...wired,
+    database,
+    searchIndex,
+    warmUp: (warmUpOptions) => searchIndex.warmUp(warmUpOptions),
+    userCount: async () => (database.prepare("SELECT count(*) AS users FROM users").get() as { users: number }).users,
+    schemaVersions: async () => ({ sqlite: schemaVersion(database) }),
+    close: () => database.close(),
+  };
 }
 
 /** One warning line for the files made owner-only, and one for those left as they were. */

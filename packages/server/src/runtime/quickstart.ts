@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { readDocuments } from "../cli/read-documents.js";
 import type { ServerConfig } from "./config.js";
 import type { ParleyRuntime } from "./open-parley.js";
+import { redactDatabaseUrl } from "@parley/postgres";
 
 /** The demo's provider and model: the first provider the environment makes available. */
 export function demoProvider(config: ServerConfig): { provider: Provider; model: string } {
@@ -38,8 +39,7 @@ export function quickstartFolder(): string | undefined {
  * is `examples/quickstart`. Returns null when the database already has users.
  */
 export async function seedQuickstart(runtime: ParleyRuntime, config: ServerConfig, folder = quickstartFolder()): Promise<DemoSeed | null> {
-  const { users } = runtime.database.prepare("SELECT count(*) AS users FROM users").get() as { users: number };
-  if (users > 0) return null;
+  if ((await runtime.userCount()) > 0) return null;
   const { parley } = runtime;
   const { provider, model } = demoProvider(config);
   const user = await parley.admin.createUser({ email: "demo@parley.local" });
@@ -61,7 +61,8 @@ export async function seedQuickstart(runtime: ParleyRuntime, config: ServerConfi
 
 /** The start-up banner: where the server listens, the demo's key and curl commands, and what the provider needs. */
 export function banner(url: string, config: ServerConfig, seed: DemoSeed | null, ollamaReachable: boolean | undefined): string {
-  const lines = [`Parley is listening on ${url} (database ${config.databasePath}).`];
+  const database = config.databaseUrl === undefined ? config.databasePath : `PostgreSQL at ${redactDatabaseUrl(config.databaseUrl)}`;
+  const lines = [`Parley is listening on ${url} (database ${database}).`];
   if (seed) {
     lines.push(
       "",

@@ -49,7 +49,7 @@ export async function startServer(options: {
   // Read the keyword postings ahead in idle slices, so the first questions after a restart do
   // not each pay their words' first read (docs/retrieval.md, "Warming up").
   const warming = new AbortController();
-  options.runtime.searchIndex.warmUp({ signal: warming.signal }).then(
+  options.runtime.warmUp({ signal: warming.signal }).then(
     ({ chatbots, words }) => log({ event: "search_warmed_up", chatbots, words }),
     (error: unknown) => log({ level: "error", event: "search_warm_up_failed", error: error instanceof Error ? error.message.split("\n")[0] : String(error) }),
   );
@@ -75,10 +75,10 @@ export async function startServer(options: {
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
       const drained = new Promise<void>((done) => server.close(() => done()));
-      void Promise.all([drained, options.runtime.dispatcher.stop(), options.runtime.ingestions.stop()]).then(() => {
+      void Promise.all([drained, options.runtime.dispatcher.stop(), options.runtime.ingestions.stop()]).then(async () => {
         clearInterval(sweep);
         clearTimeout(deadline);
-        options.runtime.close();
+        await options.runtime.close();
         resolve();
       });
       server.closeIdleConnections();

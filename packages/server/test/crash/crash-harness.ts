@@ -22,9 +22,9 @@ export async function buildChildren(): Promise<{ server: string; cli: string; fo
     platform: "node",
     target: "node20",
     silent: true,
-    // Native modules stay outside the bundle, and so does busboy, a CommonJS module whose
+    // Native modules stay outside the bundle, and so do busboy, pg and redis: CommonJS modules whose
     // require() of Node's builtins an ESM bundle cannot serve; everything else is in it.
-    external: ["better-sqlite3", "sqlite-vec", "busboy"],
+    external: ["better-sqlite3", "sqlite-vec", "busboy", "pg", "redis"],
     esbuildOptions(options) {
       options.conditions = ["source"];
     },

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeOpenAI, type FakeOpenAI } from "@parley/providers/testing";
 import { loadConfig } from "../../src/runtime/config.js";
-import { openParley, type ParleyRuntime } from "../../src/runtime/open-parley.js";
+import { openParley, type SqliteRuntime } from "../../src/runtime/open-parley.js";
 import { startServer, type RunningServer } from "../../src/runtime/serve.js";
 import type { parseAnswer } from "../raw-http.js";
 import type { FuzzWorld } from "./fuzz-requests.js";
@@ -15,7 +15,7 @@ import type { FuzzWorld } from "./fuzz-requests.js";
 export interface FuzzTarget {
   port: number;
   world: FuzzWorld;
-  runtime: ParleyRuntime;
+  runtime: SqliteRuntime;
   /** Strings that must never appear in an answer or a log line. */
   secrets: string[];
   logs: Array<Record<string, unknown>>;
@@ -57,7 +57,7 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
   };
 }
 
-async function seed(runtime: ParleyRuntime): Promise<FuzzWorld> {
+async function seed(runtime: SqliteRuntime): Promise<FuzzWorld> {
   const { admin } = runtime.parley;
   await admin.setPlan("fuzz", 100_000_000);
   const owner = await admin.createUser({ email: "fuzz@example.com", plan: "fuzz" });
@@ -126,7 +126,7 @@ export function judgeLogs(logs: Array<Record<string, unknown>>, secrets: string[
 }
 
 /** The database's own consistency and the accounting: integrity_check ok, the month's usage equal to the stored user messages. */
-export function judgeDatabase(runtime: ParleyRuntime): string | null {
+export function judgeDatabase(runtime: SqliteRuntime): string | null {
   const integrity = runtime.database.pragma("integrity_check", { simple: true });
   if (integrity !== "ok") return `integrity_check: ${String(integrity)}`;
   const { used } = runtime.database.prepare("SELECT coalesce(sum(used), 0) AS used FROM monthly_usage").get() as { used: number };

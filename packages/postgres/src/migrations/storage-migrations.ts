@@ -1,0 +1,162 @@
+import type { PostgresMigration } from "./migrate.js";
+
+/**
+ * Users, plans, keys, chatbots, conversations, messages, usage, outbox, webhooks, ingestions:
+ * the schema of SQLite's migrations 001, 003 and 005 in PostgreSQL's types. Times are BIGINT microseconds since the
+ * Unix epoch (UTC). Tables whose order matters carry a `seq` identity, so insertion order
+ * survives equal timestamps. Text columns are TEXT; PostgreSQL cannot store NUL in TEXT, so
+ * the adapter escapes it (postgres-text.ts).
+ */
+const storage: PostgresMigration = {
+  version: 1,
+  name: "storage",
+  async up(client) {
+    await client.query(`
+      CREATE TABLE plans (
+        name TEXT NOT NULL PRIMARY KEY,
+        monthly_messages BIGINT NOT NULL CHECK (monthly_messages >= 0)
+      );
+      -- email_key is the lower-cased email: uniqueness is case-insensitive.
+      CREATE TABLE users (
+        id TEXT NOT NULL PRIMARY KEY,
+        email TEXT NOT NULL,
+        email_key TEXT NOT NULL UNIQUE,
+        plan_name TEXT NOT NULL REFERENCES plans (name) ON UPDATE CASCADE,
+        monthly_messages_override BIGINT CHECK (monthly_messages_override >= 0),
+        created_at BIGINT NOT NULL
+      );
+      CREATE TABLE api_keys (
+        id TEXT NOT NULL PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users (id),
+        name TEXT NOT NULL,
+        key_hash TEXT NOT NULL UNIQUE,
+        scope TEXT NOT NULL DEFAULT 'chat' CHECK (scope IN ('chat', 'admin')),
+        created_at BIGINT NOT NULL,
+        revoked_at BIGINT,
+        last_used_at BIGINT
+      );
+      CREATE INDEX api_keys_by_user ON api_keys (user_id);
+      CREATE TABLE chatbots (
+        id TEXT NOT NULL PRIMARY KEY,
+        owner_id TEXT NOT NULL REFERENCES users (id),
+        name TEXT NOT NULL,
+        slug TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        system_prompt TEXT NOT NULL,
+        fallback_message TEXT NOT NULL,
+        is_active BOOLEAN NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        deleted_at BIGINT
+      );
+      CREATE INDEX chatbots_by_owner ON chatbots (owner_id, created_at DESC, id);
+      CREATE UNIQUE INDEX chatbots_live_slug ON chatbots (owner_id, slug) WHERE deleted_at IS NULL;
+      -- owner_id copies the chatbot's owner (which never changes), so one user's inbox is one
+      -- index range, newest activity first.
+      CREATE TABLE conversations (
+        id TEXT NOT NULL PRIMARY KEY,
+        chatbot_id TEXT NOT NULL REFERENCES chatbots (id),
+        owner_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        human_takeover BOOLEAN NOT NULL,
+        needs_attention BOOLEAN NOT NULL DEFAULT false,
+        message_count BIGINT NOT NULL DEFAULT 0,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        UNIQUE (chatbot_id, session_id)
+      );
+      CREATE INDEX conversations_by_owner_activity ON conversations (owner_id, updated_at DESC, id);
+      CREATE INDEX conversations_by_chatbot_activity ON conversations (chatbot_id, updated_at DESC, id);
+      CREATE TABLE messages (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        conversation_id TEXT NOT NULL REFERENCES conversations (id),
+        role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+        author TEXT NOT NULL CHECK (author IN ('end_user', 'model', 'agent')),
+        content TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        CHECK ((role = 'user') = (author = 'end_user'))
+      );
+      CREATE INDEX messages_by_conversation ON messages (conversation_id, seq);
+      -- The quota counter; the reservation is one conditional upsert on its primary key.
+      CREATE TABLE monthly_usage (
+        user_id TEXT NOT NULL REFERENCES users (id),
+        month TEXT NOT NULL CHECK (month ~ '^[0-9]{4}-[0-1][0-9]$'),
+        used BIGINT NOT NULL CHECK (used >= 0),
+        PRIMARY KEY (user_id, month)
+      );
+      CREATE TABLE outbox_events (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        type TEXT NOT NULL,
+        user_id TEXT NOT NULL REFERENCES users (id),
+        chatbot_id TEXT NOT NULL REFERENCES chatbots (id),
+        -- JSON as TEXT: JSONB cannot hold the NUL character, which a message (and so its event) may.
+        data TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        dispatched_at BIGINT
+      );
+      CREATE INDEX outbox_events_pending ON outbox_events (seq) WHERE dispatched_at IS NULL;
+      CREATE INDEX outbox_events_by_user ON outbox_events (user_id, seq);
+      CREATE TABLE webhook_subscriptions (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        user_id TEXT NOT NULL REFERENCES users (id),
+        url TEXT NOT NULL,
+        chatbot_id TEXT REFERENCES chatbots (id),
+        event_types TEXT NOT NULL,
+        signing_key_id TEXT NOT NULL,
+        -- Made through the operator API: delivered only to public addresses (SQLite's 007).
+        public_only BOOLEAN NOT NULL DEFAULT false,
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX webhook_subscriptions_by_user ON webhook_subscriptions (user_id, created_at, seq);
+      -- A delivery outlives its subscription (no foreign key to it), as history.
+      CREATE TABLE webhook_deliveries (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        subscription_id TEXT NOT NULL,
+        -- The subscription's user, so the delivery stays listed as theirs after it is removed.
+        user_id TEXT NOT NULL,
+        event_id TEXT NOT NULL REFERENCES outbox_events (id),
+        event_type TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+        attempts INTEGER NOT NULL CHECK (attempts >= 0),
+        next_attempt_at BIGINT,
+        leased_until BIGINT,
+        last_attempt_at BIGINT,
+        last_response_status INTEGER,
+        last_error TEXT,
+        created_at BIGINT NOT NULL,
+        delivered_at BIGINT,
+        CHECK ((status = 'pending') = (next_attempt_at IS NOT NULL)),
+        UNIQUE (event_id, subscription_id)
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, seq) WHERE status = 'pending';
+      CREATE INDEX webhook_deliveries_by_status ON webhook_deliveries (status, seq);
+      CREATE INDEX webhook_deliveries_by_user ON webhook_deliveries (user_id, seq);
+      CREATE TABLE ingestions (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        user_id TEXT NOT NULL REFERENCES users (id),
+        chatbot_id TEXT NOT NULL REFERENCES chatbots (id),
+        status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'succeeded', 'failed')),
+        request TEXT NOT NULL,
+        documents_total BIGINT,
+        documents_done BIGINT NOT NULL DEFAULT 0,
+        chunks BIGINT NOT NULL DEFAULT 0,
+        errors TEXT NOT NULL DEFAULT '[]',
+        created_at BIGINT NOT NULL,
+        started_at BIGINT,
+        finished_at BIGINT,
+        leased_until BIGINT,
+        CHECK ((status = 'running') = (leased_until IS NOT NULL))
+      );
+      CREATE INDEX ingestions_open ON ingestions (status, seq) WHERE status IN ('queued', 'running');
+    `);
+  },
+};
+
+/** The storage track, in order. Append only. */
+export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage];

@@ -1,0 +1,63 @@
+import { createServer } from "node:net";
+import { describe, expect, it } from "vitest";
+import { MIGRATIONS, schemaVersion } from "./migrations/migrate.js";
+import { createPool, openPostgres } from "./postgres-database.js";
+import { PostgresSetupError } from "./postgres-setup-error.js";
+import { skipWithoutPostgres, testDatabaseUrl, useTestSchema } from "./test-postgres.js";
+
+/** A port on 127.0.0.1 where nothing listens. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe("opening PostgreSQL", () => {
+  it("fails with a clear message, the password hidden, when the database cannot be reached", async () => {
+    const port = await closedPort();
+    const error = await openPostgres({ url: `postgres://parley:hunter2@127.0.0.1:${port}/parley` }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(PostgresSetupError);
+    expect((error as Error).message).toMatch(new RegExp(`^Cannot connect to PostgreSQL at postgres://parley:\\*\\*\\*@127\\.0\\.0\\.1:${port}/parley: `));
+    expect((error as Error).message).not.toContain("hunter2");
+  });
+});
+
+if (testDatabaseUrl === undefined) {
+  skipWithoutPostgres("migrations on a PostgreSQL server");
+} else {
+  const url = testDatabaseUrl;
+  const pool = useTestSchema(url, ["storage"]);
+
+  describe("migrations on a PostgreSQL server", () => {
+    it("records each migration of the storage track once, however many servers open at once", async () => {
+      const schema = (await pool().query<{ schema: string }>("SELECT current_schema() AS schema")).rows[0]!.schema;
+      const pools = Array.from({ length: 3 }, () => createPool({ url, poolSize: 2, schema }));
+      await Promise.all(pools.map((each) => openPostgres({ pool: each, tracks: ["storage"] })));
+      await Promise.all(pools.map((each) => each.end()));
+      const { rows } = await pool().query("SELECT track, version, name FROM schema_version ORDER BY track, version");
+      expect(rows).toEqual(MIGRATIONS.storage.map((migration) => ({ track: "storage", version: migration.version, name: migration.name })));
+    });
+
+    it("refuses a database migrated by a newer Parley, saying so", async () => {
+      const latest = MIGRATIONS.storage.at(-1)!.version;
+      await pool().query("INSERT INTO schema_version (track, version, name, applied_at) VALUES ('storage', $1, 'from the future', 0)", [latest + 1]);
+      try {
+        await expect(openPostgres({ pool: pool(), tracks: ["storage"] })).rejects.toThrow(
+          new PostgresSetupError(`This database has storage schema version ${latest + 1}, newer than the ${latest} this version of Parley knows. Upgrade Parley to open it.`),
+        );
+      } finally {
+        await pool().query("DELETE FROM schema_version WHERE track = 'storage' AND version = $1", [latest + 1]);
+      }
+      expect(await schemaVersion(pool(), "storage")).toBe(latest);
+    });
+
+    it("says pgvector is missing when the search track needs it and the server has none", async () => {
+      const { rows } = await pool().query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
+      if (rows.length > 0) return; // this server has pgvector: nothing to refuse
+      await expect(openPostgres({ pool: pool(), tracks: ["search"] })).rejects.toThrow(/^PostgreSQL has no pgvector extension, which Parley's search index needs\./);
+      expect(await schemaVersion(pool(), "search")).toBe(0);
+    });
+  });
+}

@@ -1,0 +1,95 @@
+import pg from "pg";
+import { migratePostgres, type MigrationTrack } from "./migrations/migrate.js";
+import { PostgresSetupError } from "./postgres-setup-error.js";
+
+/** Connections a pool opens at most, unless told otherwise. */
+export const DEFAULT_POOL_SIZE = 10;
+/** How long one statement may run before PostgreSQL cancels it, unless told otherwise. */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+
+/** How to reach PostgreSQL: a URL (the adapter opens and closes its pool) or a pool of the caller's. */
+export type PostgresConnectionOptions = (
+  | { url: string; poolSize?: number; statementTimeoutMs?: number; schema?: string }
+  | { pool: pg.Pool }
+) & {
+  /** Which parts of the schema to bring up to date on open (default: both). */
+  tracks?: readonly MigrationTrack[];
+};
+
+/** An open, migrated PostgreSQL database. */
+export interface PostgresDatabase {
+  pool: pg.Pool;
+  /** Ends the pool when the adapter opened it; a pool the caller gave stays open. */
+  close(): Promise<void>;
+}
+
+
+// int8 (bigint) columns hold microsecond times and counts, all below 2^53: read them as numbers.
+const INT8_OID = 20;
+const parseInt8 = (text: string) => {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new Error(`A bigint value is out of JavaScript's safe range: ${text}`);
+  return value;
+};
+const types = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID && format !== "binary" ? parseInt8 : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
+};
+
+/** A URL with its password replaced, for messages. */
+export function redactDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(an unparseable URL)";
+  }
+}
+
+/**
+ * A pool on `url` that reads bigints as numbers and sets a statement timeout (and, for tests,
+ * a schema) on every connection it opens.
+ */
+export function createPool(options: { url: string; poolSize?: number; statementTimeoutMs?: number; schema?: string }): pg.Pool {
+  const timeout = Math.max(0, Math.floor(options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS));
+  // Both go in the startup packet, so they hold from the connection's first query on. The schema
+  // name comes from code (tests), never from a user.
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
+    connectionTimeoutMillis: 10_000,
+    statement_timeout: timeout,
+    ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema.replace(/[^a-z0-9_]/g, "")}` }),
+    types,
+  });
+  // An idle client whose server went away emits 'error'; without a listener it would crash the process.
+  pool.on("error", () => {});
+  return pool;
+}
+
+/**
+ * Opens PostgreSQL for Parley: checks it can be reached, and brings the schema up to date
+ * (docs/design.md §13). Fails with a PostgresSetupError that says what is wrong when the
+ * database is unreachable, lacks pgvector, or was migrated by a newer Parley.
+ */
+export async function openPostgres(options: PostgresConnectionOptions): Promise<PostgresDatabase> {
+  const owned = !("pool" in options);
+  const pool = "pool" in options ? options.pool : createPool(options);
+  const close = async () => {
+    if (owned) await pool.end();
+  };
+  try {
+    try {
+      await pool.query("SELECT 1");
+    } catch (error) {
+      const where = "url" in options ? redactDatabaseUrl(options.url) : "the given pool";
+      throw new PostgresSetupError(`Cannot connect to PostgreSQL at ${where}: ${(error as Error).message}`, { cause: error });
+    }
+    await migratePostgres(pool, options.tracks ?? ["storage", "search"]);
+    return { pool, close };
+  } catch (error) {
+    await close().catch(() => {});
+    throw error;
+  }
+}

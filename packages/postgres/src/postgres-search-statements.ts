@@ -1,0 +1,70 @@
+// The SQL of the PostgreSQL search index, gathered in one place. Every value is a parameter;
+// the only text built into SQL is a chatbot's integer key and its vector dimensions (numbers
+// from the database, never from a caller), for the partial HNSW index.
+
+// BM25 constants, as FTS5's bm25() and the SQLite adapter use them.
+const K1 = 1.2;
+const B = 0.75;
+
+export const SEARCH_SQL = {
+  chatbot: "SELECT key, embedder_id, dimensions, chunk_count, hnsw_dimensions FROM search_chatbots WHERE chatbot_id = $1",
+  insertChatbot: "INSERT INTO search_chatbots (chatbot_id, embedder_id, dimensions) VALUES ($1, $2, $3) ON CONFLICT (chatbot_id) DO NOTHING",
+  // Writers of one chatbot take turns on its row, so its statistics are updated one step at a time.
+  lockChatbot: "SELECT key, embedder_id, dimensions, chunk_count, hnsw_dimensions FROM search_chatbots WHERE chatbot_id = $1 FOR UPDATE",
+  chunksOfSources: "SELECT id FROM search_chunks WHERE bot = $1 AND source = ANY($2::bytea[])",
+  // Each removed chunk takes one off the document frequency of each of its terms.
+  decrementTerms: `WITH counts AS (SELECT term, count(*) AS removed FROM search_postings WHERE bot = $1 AND chunk_id = ANY($2::bigint[]) GROUP BY term)
+    UPDATE search_terms AS t SET document_frequency = t.document_frequency - counts.removed
+    FROM counts WHERE t.bot = $1 AND t.term = counts.term
+    RETURNING t.term, t.document_frequency`,
+  deletePostings: "DELETE FROM search_postings WHERE bot = $1 AND chunk_id = ANY($2::bigint[])",
+  deleteUnusedTerms: "DELETE FROM search_terms WHERE bot = $1 AND term = ANY($2::text[]) AND document_frequency = 0",
+  deleteChunks: "DELETE FROM search_chunks WHERE bot = $1 AND id = ANY($2::bigint[]) RETURNING length",
+  addStatistics: "UPDATE search_chatbots SET chunk_count = chunk_count + $2, total_length = total_length + $3 WHERE key = $1",
+  newChunkIds: "SELECT nextval(pg_get_serial_sequence('search_chunks', 'id')) AS id FROM generate_series(1, $1::int)",
+  insertChunks: `INSERT INTO search_chunks (id, bot, source, title, body, length, embedding)
+    SELECT id, $1, source, title, body, length, embedding::vector
+    FROM unnest($2::bigint[], $3::bytea[], $4::bytea[], $5::bytea[], $6::int[], $7::text[]) AS c (id, source, title, body, length, embedding)`,
+  insertPostings: `INSERT INTO search_postings (bot, term, chunk_id, frequency, length)
+    SELECT $1, term, chunk_id, frequency, length FROM unnest($2::text[], $3::bigint[], $4::real[], $5::int[]) AS p (term, chunk_id, frequency, length)`,
+  // Sorted by term, so two writers (of different chatbots) never wait on each other in a cycle.
+  addTerms: `INSERT INTO search_terms (bot, term, document_frequency)
+    SELECT $1, term, added FROM unnest($2::text[], $3::bigint[]) AS t (term, added) ORDER BY term
+    ON CONFLICT (bot, term) DO UPDATE SET document_frequency = search_terms.document_frequency + excluded.document_frequency`,
+  // BM25 over the chatbot's own statistics: IDF floored as FTS5 floors it, then the top k chunks.
+  keyword: `WITH query AS (SELECT unnest($2::text[]) AS term),
+      stats AS (SELECT chunk_count::float8 AS n, total_length::float8 / greatest(chunk_count, 1) AS average FROM search_chatbots WHERE key = $1),
+      weights AS (
+        SELECT q.term, greatest(ln((s.n - t.document_frequency + 0.5) / (t.document_frequency + 0.5)), 1e-6) AS idf
+        FROM query AS q JOIN search_terms AS t ON t.bot = $1 AND t.term = q.term CROSS JOIN stats AS s
+      ),
+      scored AS (
+        SELECT p.chunk_id, sum(w.idf * (p.frequency * ${K1 + 1}) / (p.frequency + ${K1} * (${1 - B} + ${B} * p.length / s.average))) AS score
+        FROM weights AS w JOIN search_postings AS p ON p.bot = $1 AND p.term = w.term CROSS JOIN stats AS s
+        GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT $3
+      )
+    SELECT c.id, c.source, c.title, c.body, scored.score FROM scored JOIN search_chunks AS c ON c.id = scored.chunk_id
+    ORDER BY scored.score DESC, c.id`,
+  // Exact nearest neighbours: every vector of the chatbot, cosine distance computed by pgvector.
+  exactVectors: `SELECT id, source, title, body, embedding <=> $2::vector AS distance FROM search_chunks
+    WHERE bot = $1 AND embedding IS NOT NULL ORDER BY distance, id LIMIT $3`,
+  list: "SELECT id, source, title, body FROM search_chunks WHERE bot = $1 AND id > $2 ORDER BY id LIMIT $3",
+  chunksOfChatbot: "SELECT id FROM search_chunks WHERE bot = $1 AND id = ANY($2::bigint[])",
+  setEmbeddings: `UPDATE search_chunks AS c SET embedding = v.embedding::vector
+    FROM unnest($2::bigint[], $3::text[]) AS v (id, embedding) WHERE c.bot = $1 AND c.id = v.id`,
+  setSpace: "UPDATE search_chatbots SET embedder_id = $2, dimensions = $3 WHERE key = $1",
+  clearEmbeddings: "UPDATE search_chunks SET embedding = NULL WHERE bot = $1",
+} as const;
+
+/** The name of a chatbot's partial HNSW index. */
+export const hnswIndexName = (key: number) => `search_chunks_hnsw_${Math.trunc(key)}`;
+
+/** Builds a chatbot's HNSW index over its own rows only, so a search filtered by chatbot loses no recall. */
+export const createHnswIndex = (key: number, dimensions: number) =>
+  `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${hnswIndexName(key)} ON search_chunks
+   USING hnsw ((embedding::vector(${Math.trunc(dimensions)})) vector_cosine_ops) WHERE bot = ${Math.trunc(key)}`;
+
+/** Nearest neighbours through the chatbot's HNSW index (the same expression and predicate as the index). */
+export const hnswVectors = (key: number, dimensions: number) =>
+  `SELECT id, source, title, body, embedding::vector(${Math.trunc(dimensions)}) <=> $1::vector(${Math.trunc(dimensions)}) AS distance
+   FROM search_chunks WHERE bot = ${Math.trunc(key)} AND embedding IS NOT NULL ORDER BY distance LIMIT $2`;

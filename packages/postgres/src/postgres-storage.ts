@@ -1,0 +1,286 @@
+import { conflict } from "@parley/core";
+import type { Chatbot, ChatbotChanges, Conversation, Message, OutboxEvent, Storage } from "@parley/core";
+import type pg from "pg";
+import { inTransaction } from "./postgres-transaction.js";
+import {
+  apiKeyFromRow,
+  chatbotFromRow,
+  conversationFromRow,
+  messageFromRow,
+  outboxEventFromRow,
+  planFromRow,
+  userFromRow,
+  type ApiKeyRow,
+  type ChatbotRow,
+  type ConversationRow,
+  type MessageRow,
+  type OutboxEventRow,
+  type PlanRow,
+  type UserRow,
+} from "./postgres-storage-rows.js";
+import { STORAGE_SQL as SQL } from "./postgres-storage-statements.js";
+import { toText } from "./postgres-text.js";
+import { createPostgresOperatorStorage } from "./postgres-operator-storage.js";
+import { createPostgresWebhookStorage } from "./postgres-webhook-storage.js";
+
+/** The fields `updateChatbot` writes: exactly the keys of ChatbotChanges. */
+const CHANGEABLE_FIELDS = ["isActive", "deletedAt", "name", "systemPrompt", "fallbackMessage", "model", "provider", "updatedAt"] as const satisfies readonly (keyof ChatbotChanges)[];
+// Stops compiling when ChatbotChanges gains a field the list (and the UPDATE statement) lacks.
+const _everyChangeableField: [Exclude<keyof ChatbotChanges, (typeof CHANGEABLE_FIELDS)[number]>] extends [never] ? true : false = true;
+
+/** Options of the PostgreSQL storage: a pool on a database migrated by `openPostgres` (storage track). */
+export interface PostgresStorageOptions {
+  pool: pg.Pool;
+  /** Whether `close()` ends the pool (default false: the pool's owner ends it). */
+  ownsPool?: boolean;
+}
+
+const UNIQUE_VIOLATION = "23505";
+type Queryable = pg.Pool | pg.PoolClient;
+
+const chatbotValues = (chatbot: Chatbot) => [
+  chatbot.id, chatbot.ownerId, toText(chatbot.name), chatbot.slug, chatbot.provider, toText(chatbot.model),
+  toText(chatbot.systemPrompt), toText(chatbot.fallbackMessage), chatbot.isActive, chatbot.createdAt, chatbot.updatedAt, chatbot.deletedAt,
+];
+
+/**
+ * The conversation of (chatbot, session), created (with `humanTakeover`) if new, and locked for
+ * the caller's transaction either way: its count, activity and flag change one step at a time.
+ */
+async function findOrCreateConversation(
+  client: Queryable,
+  input: { id: string; chatbotId: string; sessionId: string; humanTakeover: boolean; at: number },
+): Promise<{ conversation: Conversation; created: boolean }> {
+  const values = [input.id, input.chatbotId, toText(input.sessionId), input.humanTakeover, input.at];
+  const inserted = await client.query<ConversationRow>(SQL.insertConversation, values);
+  if (inserted.rows[0]) return { conversation: conversationFromRow(inserted.rows[0]), created: true };
+  const found = await client.query<ConversationRow>(SQL.lockConversation, [input.chatbotId, toText(input.sessionId)]);
+  return { conversation: conversationFromRow(found.rows[0]!), created: false };
+}
+
+/** Counts a stored message in its conversation (activity, count, maybe the attention flag). */
+async function countMessage(client: Queryable, conversationId: string, at: number, needsAttention: boolean | null): Promise<Conversation | undefined> {
+  const { rows } = await client.query<ConversationRow>(SQL.countMessage, [conversationId, at, needsAttention]);
+  return rows[0] ? conversationFromRow(rows[0]) : undefined;
+}
+
+async function insertMessage(client: Queryable, message: Message): Promise<Message> {
+  await client.query(SQL.insertMessage, [message.id, message.conversationId, message.role, message.author, toText(message.content), message.createdAt]);
+  return message;
+}
+
+async function insertOutboxEvents(client: Queryable, events: readonly OutboxEvent[]): Promise<void> {
+  // In order: an event's seq is its place in the outbox.
+  for (const event of events) {
+    await client.query(SQL.insertOutboxEvent, [event.id, event.type, event.userId, event.chatbotId, JSON.stringify(event.data), event.createdAt]);
+  }
+}
+
+/** The first of `base`, `base-2`, `base-3`, … that none of the owner's live chatbots uses. */
+async function firstFreeSlug(client: Queryable, ownerId: string, base: string): Promise<string> {
+  const { rows } = await client.query<{ slug: string }>(SQL.liveSlugsFrom, [ownerId, base]);
+  const taken = new Set(rows.map((row) => row.slug));
+  let slug = base;
+  for (let suffix = 2; taken.has(slug); suffix += 1) slug = `${base}-${suffix}`;
+  return slug;
+}
+
+/**
+ * The Storage port on PostgreSQL (docs/design.md §13). Each method that writes is one database
+ * transaction (READ COMMITTED; the quota is one conditional upsert, never read-then-write); a
+ * read is one statement. Nothing is cached in the process, so several processes on one database
+ * never read another's stale copy.
+ */
+export function createPostgresStorage(options: PostgresStorageOptions): Storage {
+  const { pool } = options;
+  const write = <Result>(step: (client: pg.PoolClient) => Promise<Result>) => inTransaction(pool, step);
+  const webhooks = createPostgresWebhookStorage(pool);
+  const operator = createPostgresOperatorStorage(pool);
+
+  return {
+    async upsertPlan(plan) {
+      await pool.query(SQL.upsertPlan, [plan.name, plan.monthlyMessages]);
+      return { ...plan };
+    },
+    async getPlan(name) {
+      const { rows } = await pool.query<PlanRow>(SQL.getPlan, [name]);
+      return rows[0] ? planFromRow(rows[0]) : null;
+    },
+    async ensurePlan(plan) {
+      // One statement each, but the read must see the row the insert kept: one transaction.
+      return write(async (client) => {
+        await client.query(SQL.insertPlanIfMissing, [plan.name, plan.monthlyMessages]);
+        return planFromRow((await client.query<PlanRow>(SQL.getPlan, [plan.name])).rows[0]!);
+      });
+    },
+
+    async createUser(user) {
+      const values = [user.id, user.email, user.planName, user.monthlyMessagesOverride, user.createdAt, user.email.toLowerCase()];
+      const inserted = await pool.query(SQL.insertUser, values);
+      if (inserted.rowCount === 0) throw conflict(`A user with email ${user.email} already exists.`);
+      return { ...user };
+    },
+    async getUser(id) {
+      const { rows } = await pool.query<UserRow>(SQL.getUser, [id]);
+      return rows[0] ? userFromRow(rows[0]) : null;
+    },
+
+    async createApiKey(key) {
+      await pool.query(SQL.insertApiKey, [key.id, key.userId, toText(key.name), key.keyHash, key.scope, key.createdAt, key.revokedAt, key.lastUsedAt]);
+      return { ...key };
+    },
+    async getApiKey(id) {
+      const { rows } = await pool.query<ApiKeyRow>(SQL.getApiKey, [id]);
+      return rows[0] ? apiKeyFromRow(rows[0]) : null;
+    },
+    async listApiKeys(userId) {
+      return (await pool.query<ApiKeyRow>(SQL.listApiKeys, [userId])).rows.map(apiKeyFromRow);
+    },
+    async touchApiKey(id, at) {
+      await pool.query(SQL.touchApiKey, [at, id]);
+    },
+    async findApiKeyByHash(keyHash) {
+      const { rows } = await pool.query<ApiKeyRow & Record<`u_${keyof UserRow}`, never>>(SQL.getApiKeyByHash, [keyHash]);
+      const row = rows[0] as (ApiKeyRow & Record<string, unknown>) | undefined;
+      if (!row) return null;
+      const user = { id: row.u_id, email: row.u_email, plan_name: row.u_plan_name, monthly_messages_override: row.u_monthly_messages_override, created_at: row.u_created_at } as UserRow;
+      return { apiKey: apiKeyFromRow(row), user: userFromRow(user) };
+    },
+    async revokeApiKey(id, at) {
+      const { rows } = await pool.query<ApiKeyRow>(SQL.revokeApiKey, [at, id]);
+      return rows[0] ? apiKeyFromRow(rows[0]) : null;
+    },
+
+    async createChatbot(draft, baseSlug) {
+      return write(async (client) => {
+        await client.query(SQL.lockOwner, [draft.ownerId]);
+        const chatbot: Chatbot = { ...draft, slug: await firstFreeSlug(client, draft.ownerId, baseSlug) };
+        await client.query(SQL.insertChatbot, chatbotValues(chatbot));
+        return chatbot;
+      });
+    },
+    async getChatbot(id) {
+      const { rows } = await pool.query<ChatbotRow>(SQL.getChatbot, [id]);
+      return rows[0] ? chatbotFromRow(rows[0]) : null;
+    },
+    async listChatbots(ownerId) {
+      const { rows } = await pool.query<ChatbotRow>(SQL.listChatbots, [ownerId]);
+      return rows.map(chatbotFromRow);
+    },
+    async updateChatbot(id, changes) {
+      return write(async (client) => {
+        const row = (await client.query<ChatbotRow>(SQL.lockChatbot, [id])).rows[0];
+        if (!row) return null;
+        // Only the changeable fields, so a stray `id` or `slug` in `changes` cannot retarget the UPDATE.
+        const allowed = CHANGEABLE_FIELDS.filter((field) => changes[field] !== undefined).map((field) => [field, changes[field]]);
+        const chatbot: Chatbot = { ...chatbotFromRow(row), ...Object.fromEntries(allowed) };
+        const [, , name, , provider, model, systemPrompt, fallbackMessage, isActive, , updatedAt, deletedAt] = chatbotValues(chatbot);
+        try {
+          await client.query(SQL.updateChatbot, [id, name, provider, model, systemPrompt, fallbackMessage, isActive, updatedAt, deletedAt]);
+        } catch (error) {
+          // Only restoring a deleted chatbot whose slug was reused since can clash.
+          if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw conflict(`Another chatbot of this owner already uses the slug ${chatbot.slug}.`);
+          throw error;
+        }
+        return chatbot;
+      });
+    },
+
+    async getMonthlyUsage(userId, month) {
+      const { rows } = await pool.query<{ used: number }>(SQL.getMonthlyUsage, [userId, month]);
+      return rows[0]?.used ?? 0;
+    },
+
+    async acceptUserMessage(input) {
+      return write(async (client) => {
+        const reserved = (await client.query<{ used: number }>(SQL.reserveMonthlyQuota, [input.userId, input.month, input.monthlyLimit])).rows[0];
+        if (!reserved) {
+          // The failed upsert wrote nothing, so the refusal leaves no trace.
+          const { rows } = await client.query<{ used: number }>(SQL.getMonthlyUsage, [input.userId, input.month]);
+          return { accepted: false as const, used: rows[0]?.used ?? 0 };
+        }
+        const { conversation: existing, created } = await findOrCreateConversation(client, {
+          id: input.newConversationId,
+          chatbotId: input.chatbotId,
+          sessionId: input.sessionId,
+          humanTakeover: false,
+          at: input.at,
+        });
+        // Read before the insert, so the history is exactly the messages before this one.
+        const recent = await client.query<MessageRow>(SQL.recentMessages, [existing.id, input.historyLimit]);
+        const history = recent.rows.reverse().map(messageFromRow);
+        const conversation = (await countMessage(client, existing.id, input.at, null))!;
+        const message = await insertMessage(client, {
+          id: input.messageId,
+          conversationId: conversation.id,
+          role: "user",
+          author: "end_user",
+          content: input.content,
+          createdAt: input.at,
+        });
+        // Inside the transaction: if the builder throws, everything above rolls back with it.
+        const events = input.events({ conversation: { ...conversation }, conversationCreated: created, message: { ...message } });
+        await insertOutboxEvents(client, events);
+        return { accepted: true as const, conversation, conversationCreated: created, message, history, events, used: reserved.used };
+      });
+    },
+    async appendAssistantMessage(input) {
+      const { id, conversationId, content, author, at } = input;
+      return write(async (client) => {
+        const message = await insertMessage(client, { id, conversationId, role: "assistant", author, content, createdAt: at });
+        const counted = await countMessage(client, conversationId, at, input.needsAttention);
+        if (!counted) throw new Error(`No conversation ${conversationId}.`);
+        // Built inside the transaction: a throwing builder rolls the message back with it.
+        const events = input.events(counted, { ...message });
+        await insertOutboxEvents(client, events);
+        return { message, events };
+      });
+    },
+    async markNeedsAttention(conversationId, at) {
+      await pool.query(SQL.markNeedsAttention, [at, conversationId]);
+    },
+
+    async findConversation(chatbotId, sessionId) {
+      const { rows } = await pool.query<ConversationRow>(SQL.findConversation, [chatbotId, toText(sessionId)]);
+      return rows[0] ? conversationFromRow(rows[0]) : null;
+    },
+    async setHumanTakeover(input) {
+      return write(async (client) => {
+        const found = await findOrCreateConversation(client, {
+          id: input.newConversationId,
+          chatbotId: input.chatbotId,
+          sessionId: input.sessionId,
+          humanTakeover: input.humanTakeover,
+          at: input.at,
+        });
+        const { created } = found;
+        // A new conversation taken over counts as a change; one created without takeover does not.
+        const changed = created ? input.humanTakeover : found.conversation.humanTakeover !== input.humanTakeover;
+        let { conversation } = found;
+        if (!created && changed) {
+          const { rows } = await client.query<ConversationRow>(SQL.setHumanTakeover, [input.humanTakeover, input.at, conversation.id]);
+          conversation = conversationFromRow(rows[0]!);
+        }
+        const events = input.events({ conversation: { ...conversation }, created, changed });
+        await insertOutboxEvents(client, events);
+        return { conversation, created, changed, events };
+      });
+    },
+    async listMessages(conversationId) {
+      const { rows } = await pool.query<MessageRow>(SQL.listMessages, [conversationId]);
+      return rows.map(messageFromRow);
+    },
+
+    async listOutboxEvents({ limit }) {
+      const { rows } = await pool.query<OutboxEventRow>(SQL.listOutboxEvents, [limit]);
+      return rows.map(outboxEventFromRow);
+    },
+
+    ...operator,
+    ...webhooks,
+
+    async close() {
+      if (options.ownsPool) await pool.end();
+    },
+  };
+}

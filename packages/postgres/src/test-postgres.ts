@@ -1,0 +1,42 @@
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { createPool, openPostgres } from "./postgres-database.js";
+import type { MigrationTrack } from "./migrations/migrate.js";
+
+/** The PostgreSQL tests run on: `PARLEY_TEST_DATABASE_URL` (`.ci/run` sets it), or none. */
+export const testDatabaseUrl = process.env.PARLEY_TEST_DATABASE_URL?.trim() || undefined;
+
+/** Declares a suite that cannot run without a PostgreSQL server as skipped, with the reason in its name. */
+export function skipWithoutPostgres(suite: string): void {
+  const reason = "PARLEY_TEST_DATABASE_URL is not set, so there is no PostgreSQL server to run it on";
+  console.warn(`skipped: ${suite}: ${reason}.`);
+  describe.skip(`${suite} (skipped: ${reason})`, () => it("needs a PostgreSQL server", () => {}));
+}
+
+/**
+ * A schema of its own on the test server for one test file, migrated, dropped after the file:
+ * test files running side by side never see each other's rows. Returns a getter of the pool.
+ */
+export function useTestSchema(url: string, tracks: readonly MigrationTrack[] = ["storage"], poolSize = 10): () => pg.Pool {
+  const schema = `parley_test_${randomUUID().replaceAll("-", "")}`;
+  let pool: pg.Pool;
+  beforeAll(async () => {
+    const setup = createPool({ url, poolSize: 1 });
+    await setup.query(`CREATE SCHEMA ${schema}`);
+    await setup.end();
+    pool = createPool({ url, poolSize, schema });
+    await openPostgres({ pool, tracks });
+  });
+  afterAll(async () => {
+    await pool?.query(`DROP SCHEMA ${schema} CASCADE`);
+    await pool?.end();
+  });
+  return () => pool;
+}
+
+/** Empties every storage table, so each test starts from nothing. */
+export async function truncateStorage(pool: pg.Pool): Promise<void> {
+  await pool.query(`TRUNCATE plans, users, api_keys, chatbots, conversations, messages, monthly_usage, outbox_events, ingestions,
+    webhook_subscriptions, webhook_deliveries RESTART IDENTITY CASCADE`);
+}

@@ -1,0 +1,112 @@
+// `npm run bench:scaleout`: chat and list throughput of Parley on SQLite with one server process
+// against PostgreSQL + Redis with one and with three processes, on this machine, same load.
+// The fake OpenAI answers at once; the chatbot has no documents, so a chat is the storage,
+// limiter and HTTP path (the search index only finds the chatbot has no chunks). On PostgreSQL
+// the search index is a PGlite with pgvector in a process of its own (the machine's PostgreSQL
+// has no pgvector). Engines: PARLEY_TEST_DATABASE_URL and PARLEY_TEST_REDIS_URL (defaults: the
+// machine's 127.0.0.1 servers). Options: --duration S (10), --connections N (12).
+import autocannon, { type Request, type Result } from "autocannon";
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import type { Parley } from "@parley/core";
+import { loadConfig } from "../src/runtime/config.js";
+import { openParley } from "../src/runtime/open-parley.js";
+import { startCluster } from "../test/scaleout/scaleout-cluster.js";
+import { startChild, type Child } from "./processes.js";
+
+const { values: flags } = parseArgs({ options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "12" } } });
+const DURATION = Number(flags.duration);
+const CONNECTIONS = Number(flags.connections);
+const KEYS = 300;
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+const BENCH = fileURLToPath(new URL(".", import.meta.url));
+const TSX = ["--conditions=source", "--import", "tsx"];
+const say = (line = "") => process.stdout.write(`${line}\n`);
+
+/** A user with KEYS keys and one chatbot without documents; limits high enough to refuse nothing. */
+async function seed(parley: Parley): Promise<{ keys: string[]; chatbotId: string }> {
+  await parley.admin.setPlan("bench", 1_000_000_000);
+  const user = await parley.admin.createUser({ email: "bench@example.com", plan: "bench" });
+  const keys: string[] = [];
+  for (let index = 0; index < KEYS; index += 1) keys.push((await parley.admin.createApiKey({ userId: user.id })).key);
+  const chatbot = await parley.admin.createChatbot({ userId: user.id, name: "Bench", provider: "openai", model: "gpt-bench" });
+  return { keys, chatbotId: chatbot.id };
+}
+
+function requests(route: "list" | "chat", connection: number, keys: string[], chatbotId: string): Request[] {
+  return Array.from({ length: 200 }, (_, index): Request => {
+    const authorization = `Bearer ${keys[(connection * 200 + index) % keys.length]}`;
+    if (route === "list") return { method: "GET", path: "/v1/chatbots", headers: { authorization } };
+    const body = JSON.stringify({ message: `How do I descale the kettle? (${index})`, session_id: `visitor-${connection}-${index % 25}` });
+    return { method: "POST", path: `/v1/chatbots/${chatbotId}/chat`, headers: { authorization, "content-type": "application/json" }, body };
+  });
+}
+
+/** Drives every URL at once with an equal share of the connections; returns the runs. */
+async function drive(urls: string[], route: "list" | "chat", keys: string[], chatbotId: string, seconds: number): Promise<Result[]> {
+  const share = Math.max(1, Math.floor(CONNECTIONS / urls.length));
+  let connection = 0;
+  return Promise.all(
+    urls.map((url) => autocannon({ url, connections: share, duration: seconds, setupClient: (client) => client.setRequests(requests(route, connection++, keys, chatbotId)) })),
+  );
+}
+
+async function measure(name: string, urls: string[], keys: string[], chatbotId: string): Promise<string[]> {
+  const rows: string[] = [];
+  for (const route of ["list", "chat"] as const) {
+    await drive(urls, route, keys, chatbotId, 3); // warm-up
+    const results = await drive(urls, route, keys, chatbotId, DURATION);
+    const total = results.reduce((sum, result) => sum + result.requests.total, 0);
+    const non2xx = results.reduce((sum, result) => sum + result.non2xx + result.errors, 0);
+    const p50 = Math.max(...results.map((result) => result.latency.p50));
+    const p99 = Math.max(...results.map((result) => result.latency.p99));
+    rows.push(`| ${name} | ${route} | ${Math.round(total / DURATION)} | ${p50} | ${p99} | ${non2xx} |`);
+    say(rows.at(-1));
+  }
+  return rows;
+}
+
+const storageUrl = process.env.PARLEY_TEST_DATABASE_URL?.trim() || "postgres://postgres@127.0.0.1:5432/test";
+const redisUrl = process.env.PARLEY_TEST_REDIS_URL?.trim() || "redis://127.0.0.1:6379";
+say(`# Parley scale-out throughput\nmachine: ${cpus()[0]?.model.trim()}, ${cpus().length} cores, Node ${process.version}`);
+say(`load average before: ${loadavg().map((value) => value.toFixed(2)).join(" ")} (the machine is shared: other work running meanwhile shows here)`);
+say(`load: autocannon, ${CONNECTIONS} connections in all (split evenly over the processes), ${DURATION} s after 3 s of warm-up, ${KEYS} keys, limits raised to refuse nothing`);
+say("\n| engines | route | req/s | p50 ms | p99 ms | non-2xx |\n|---|---|---:|---:|---:|---:|");
+const folder = mkdtempSync(join(tmpdir(), "parley-scaleout-bench-"));
+const children: Child[] = [];
+try {
+  const provider = await startChild({ nodeArgs: TSX, script: join(BENCH, "fake-provider.ts"), env: { ...process.env }, cwd: ROOT, ready: /^(http:\S+)$/m });
+  children.push(provider.child);
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    PARLEY_DB: join(folder, "parley.db"),
+    OPENAI_API_KEY: "sk-bench",
+    OPENAI_BASE_URL: provider.match,
+    PARLEY_KEY_RATE_LIMIT: "1000000",
+    PARLEY_CONVERSATION_RATE_LIMIT: "1000000",
+    PARLEY_SECRET_KEY: "a-master-key-for-the-scale-out-benchmark",
+  };
+  const sqlite = openParley(loadConfig(env));
+  const seeded = await seed(sqlite.parley);
+  sqlite.close();
+  const server = await startChild({ nodeArgs: TSX, script: join(BENCH, "serve-from-source.ts"), args: ["serve", "--port", "0"], env, cwd: ROOT, ready: /listening on (http:\/\/[\d.:]+)/, stdout: "ignore" });
+  children.push(server.child);
+  await measure("SQLite, 1 process", [server.match], seeded.keys, seeded.chatbotId);
+  await server.child.stop();
+  for (const size of [1, 3]) {
+    const cluster = await startCluster({ size, storageUrl, redisUrl, env });
+    try {
+      const { keys, chatbotId } = await seed(cluster.seeder.parley);
+      await measure(`PostgreSQL + Redis, ${size} process${size > 1 ? "es" : ""}`, cluster.members.map((member) => member.url), keys, chatbotId);
+    } finally {
+      await cluster.stop();
+    }
+  }
+  say(`\nload average after: ${loadavg().map((value) => value.toFixed(2)).join(" ")}`);
+} finally {
+  for (const child of children) await child.stop();
+  rmSync(folder, { recursive: true, force: true });
+}
