@@ -1,6 +1,6 @@
 import type { Provider } from "@parley/core";
 import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readDocuments } from "../cli/read-documents.js";
 import type { ServerConfig } from "./config.js";
@@ -54,7 +54,8 @@ export async function seedQuickstart(runtime: ParleyRuntime, config: ServerConfi
       "You are the customer support assistant of Kettlebird, a maker of smart kettles. Be friendly and brief, and give exact figures from the documentation.",
     fallbackMessage: "Sorry, I can't answer that right now. You can reach our team at support@kettlebird.example.",
   });
-  const documents = folder ? await readDocuments([resolve(folder)]) : [];
+  // Sources relative to the examples folder: the demo's documents read the same on every machine.
+  const documents = folder ? (await readDocuments([resolve(folder)])).map((document) => ({ ...document, source: relative(resolve(folder), document.source) })) : [];
   await parley.admin.ingestDocuments(chatbot.id, documents);
   return { key, adminKey, chatbotId: chatbot.id, provider, model, documents: documents.length };
 }
