@@ -66,6 +66,9 @@ describe.skipIf(!existsSync(CHROMIUM))("the console's live updates in Chromium",
   it("lets an agent run a whole handoff with the keyboard alone", async () => {
     const page = await fixture.browser.newPage();
     await page.goto(`${fixture.parley.url}/console/`);
+    // The browser applies autofocus at its next rendering step, which a loaded machine delays:
+    // typing before it would send the key nowhere.
+    await page.locator("#admin-key:focus").waitFor();
     await page.keyboard.type(fixture.parley.adminKey);
     await page.keyboard.press("Enter");
     await chat("Can a person help me?", "visitor-keyboard");
