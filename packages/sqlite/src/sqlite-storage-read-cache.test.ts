@@ -63,6 +63,21 @@ describe("SQLite storage read cache", () => {
     expect((await storage.findApiKeyByHash(KEY_HASH))?.apiKey.name).toBe("renamed");
   });
 
+  it("shows a key's last use at once after a touch, which keeps the rest of the cache", async () => {
+    const database = track(openDatabase({ path: freshPath() }));
+    const storage = createSqliteStorage({ database });
+    const { user } = await seedChatbot(storage);
+    await storage.createApiKey({ id: "key-1", userId: user.id, name: "ci", keyHash: KEY_HASH, scope: "chat" as const, createdAt: START, revokedAt: null, lastUsedAt: null });
+    expect((await storage.findApiKeyByHash(KEY_HASH))?.apiKey.lastUsedAt).toBeNull(); // now cached
+    await storage.touchApiKey("key-1", START + 60);
+    expect((await storage.findApiKeyByHash(KEY_HASH))?.apiKey.lastUsedAt).toBe(START + 60);
+    expect((await storage.getApiKey("key-1"))?.lastUsedAt).toBe(START + 60);
+    // A touch of a key never looked up caches it with its new last use.
+    await storage.createApiKey({ id: "key-2", userId: user.id, name: "ci", keyHash: "b".repeat(64), scope: "chat" as const, createdAt: START, revokedAt: null, lastUsedAt: null });
+    await storage.touchApiKey("key-2", START + 70);
+    expect((await storage.findApiKeyByHash("b".repeat(64)))?.apiKey.lastUsedAt).toBe(START + 70);
+  });
+
   it("answers lookups correctly after the chat's own writes, kept or rolled back", async () => {
     const { server, input, chatbot } = await twoConnections();
     const first = accepted(await server.acceptUserMessage(input()));

@@ -61,6 +61,13 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const chatbotsById = cache.map<Chatbot>(limits.chatbots);
   const chatbotsByOwner = cache.map<Chatbot[]>(limits.chatbots);
   const webhooks = createSqliteWebhookStorage(database, writeKeepingCache);
+  /** A key with its user, as the cache of keys holds it. */
+  const loadKey = (keyHash: string) =>
+    read(() => {
+      const keyRow = statements.getApiKeyByHash.get(keyHash);
+      const userRow = keyRow && statements.getUser.get(keyRow.user_id);
+      return keyRow && userRow ? { apiKey: apiKeyFromRow(keyRow), user: userFromRow(userRow) } : null;
+    });
   const operator = createSqliteOperatorStorage(database, writeKeepingCache);
 
   return {
@@ -114,13 +121,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       return { ...key };
     },
     async findApiKeyByHash(keyHash) {
-      const found = keysByHash.get(keyHash, () =>
-        read(() => {
-          const keyRow = statements.getApiKeyByHash.get(keyHash);
-          const userRow = keyRow && statements.getUser.get(keyRow.user_id);
-          return keyRow && userRow ? { apiKey: apiKeyFromRow(keyRow), user: userFromRow(userRow) } : null;
-        }),
-      );
+      const found = keysByHash.get(keyHash, () => loadKey(keyHash));
       return found && { apiKey: { ...found.apiKey }, user: { ...found.user } };
     },
     async revokeApiKey(id, at) {
@@ -135,8 +136,11 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       return statements.listApiKeys.all(userId).map(apiKeyFromRow);
     },
     async touchApiKey(id, at) {
-      // Empties the read cache (keys are cached with their last use): at most once a minute a key.
-      write(() => statements.touchApiKey.run(at, id));
+      // Keeps the read cache and updates the cached key in place: emptying the whole cache for
+      // each key's touch (once a minute a key) would empty it all the time with many keys.
+      const keyHash = writeKeepingCache(() => (statements.touchApiKey.run(at, id), statements.getApiKey.get(id)?.key_hash));
+      const cached = keyHash === undefined ? null : keysByHash.get(keyHash, () => loadKey(keyHash));
+      if (cached) cached.apiKey.lastUsedAt = at;
     },
 
     async createChatbot(draft, baseSlug) {
