@@ -2,8 +2,7 @@
 // against PostgreSQL + Redis with one and with three processes, on this machine, same load.
 // The fake OpenAI answers at once; the chatbot has no documents, so a chat is the storage,
 // limiter and HTTP path (the search index only finds the chatbot has no chunks). On PostgreSQL
-// the search index is a PGlite with pgvector in a process of its own (the machine's PostgreSQL
-// has no pgvector). Engines: PARLEY_TEST_DATABASE_URL and PARLEY_TEST_REDIS_URL (defaults: the
+// Storage and the search index share the server (in-process vectors where it has no pgvector). Engines: PARLEY_TEST_DATABASE_URL and PARLEY_TEST_REDIS_URL (defaults: the
 // machine's 127.0.0.1 servers). Options: --duration S (10), --connections N (12).
 import autocannon, { type Request, type Result } from "autocannon";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -97,7 +96,7 @@ try {
   await measure("SQLite, 1 process", [server.match], seeded.keys, seeded.chatbotId);
   await server.child.stop();
   for (const size of [1, 3]) {
-    const cluster = await startCluster({ size, storageUrl, redisUrl, env });
+    const cluster = await startCluster({ size, databaseUrl: storageUrl, redisUrl, env });
     try {
       const { keys, chatbotId } = await seed(cluster.seeder.parley);
       await measure(`PostgreSQL + Redis, ${size} process${size > 1 ? "es" : ""}`, cluster.members.map((member) => member.url), keys, chatbotId);

@@ -45,6 +45,10 @@ export interface ParleyRuntime {
   schemaVersions(): Promise<Record<string, number>>;
   /** PostgreSQL only: copies a SQLite database's data into this (empty) one (`parley migrate --from`). */
   copyFromSqlite?(path: string): Promise<Record<string, number>>;
+  /** PostgreSQL only: where its vectors are searched, as the database records it now. */
+  vectors?(): Promise<"pgvector" | "in-process">;
+  /** PostgreSQL only: moves in-process vectors to pgvector (`parley migrate --vectors pgvector`); null when already there. */
+  moveToPgvector?(): Promise<{ moved: number } | null>;
   /** Configured secrets (provider API keys), for redaction from logs. */
   secrets: string[];
   close(): void | Promise<void>;
