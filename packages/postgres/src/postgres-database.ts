@@ -1,6 +1,7 @@
 import pg from "pg";
 import { migratePostgres, type MigrationTrack } from "./migrations/migrate.js";
 import { PostgresSetupError } from "./postgres-setup-error.js";
+import { toUnavailable } from "./postgres-unavailable.js";
 import type { VectorMode } from "./postgres-vector-mode.js";
 
 /** Connections a pool opens at most, unless told otherwise. */
@@ -70,6 +71,19 @@ export function createPool(options: { url: string; poolSize?: number; statementT
   });
   // An idle client whose server went away emits 'error'; without a listener it would crash the process.
   pool.on("error", () => {});
+  // A lost connection or a server that is down fails as the core's `unavailable` error (503 at
+  // the HTTP edge) instead of an unexpected fault; the pool opens new connections as it needs them,
+  // so the server recovers by itself once PostgreSQL is back.
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  pool.query = ((...args: unknown[]) => {
+    const result = query(...args);
+    return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(toUnavailable(error))) : result;
+  }) as typeof pool.query;
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+  pool.connect = ((...args: unknown[]) => {
+    const result = connect(...args);
+    return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(toUnavailable(error))) : result;
+  }) as typeof pool.connect;
   return pool;
 }
 
@@ -89,7 +103,8 @@ export async function openPostgres(options: PostgresConnectionOptions): Promise<
       await pool.query("SELECT 1");
     } catch (error) {
       const where = "url" in options ? redactDatabaseUrl(options.url) : "the given pool";
-      throw new PostgresSetupError(`Cannot connect to PostgreSQL at ${where}: ${(error as Error).message}`, { cause: error });
+      const reason = (error as Error).cause instanceof Error ? ((error as Error).cause as Error) : (error as Error);
+      throw new PostgresSetupError(`Cannot connect to PostgreSQL at ${where}: ${reason.message}`, { cause: error });
     }
     const tracks = options.tracks ?? ["storage", "search"];
     const { vectors } = await migratePostgres(pool, tracks, options.vectors === undefined ? {} : { vectors: options.vectors });
