@@ -5,5 +5,6 @@ export { moveToPgvector } from "./migrations/move-to-pgvector.js";
 export { pgvectorAvailable, vectorMode, type VectorMode } from "./postgres-vector-mode.js";
 export { createPostgresSearchIndex, type PostgresSearchIndexOptions } from "./postgres-search-index.js";
 export { createPostgresStorage, type PostgresStorageOptions } from "./postgres-storage.js";
+export { createPostgresUploadStore } from "./postgres-upload-store.js";
 export { fromText, toText } from "./postgres-text.js";
 export { inTransaction } from "./postgres-transaction.js";

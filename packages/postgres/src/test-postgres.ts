@@ -39,5 +39,5 @@ export function useTestSchema(url: string, tracks: readonly MigrationTrack[] = [
 /** Empties every storage table, so each test starts from nothing. */
 export async function truncateStorage(pool: pg.Pool): Promise<void> {
   await pool.query(`TRUNCATE plans, users, api_keys, chatbots, conversations, messages, monthly_usage, outbox_events, ingestions,
-    webhook_subscriptions, webhook_deliveries RESTART IDENTITY CASCADE`);
+    webhook_subscriptions, webhook_deliveries, uploads RESTART IDENTITY CASCADE`);
 }

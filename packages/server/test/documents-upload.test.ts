@@ -1,4 +1,3 @@
-import { existsSync, readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixture, startTestSite, type TestSite } from "../../knowledge/test/site-server.js";
 import { call, environment, serve } from "./harness.js";
@@ -32,6 +31,8 @@ const upload = async (...files: [string, Buffer][]) => {
   const response = await fetch(documentsUrl(), { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 };
+/** Uploaded files waiting in the database for their ingestion. */
+const waiting = () => (server.runtime.database.prepare("SELECT count(*) AS count FROM uploads").get() as { count: number }).count;
 /** Runs the queued ingestions (as the server's runner would) and reads the ingestion back. */
 const finished = async (ingestionId: unknown) => {
   await server.runtime.ingestions.runOnce();
@@ -51,8 +52,7 @@ describe("POST /v1/admin/chatbots/{id}/documents", () => {
       errors: [{ source: "locked.pdf", detail: "The PDF is encrypted with a password; add a copy without the password." }],
     });
     expect(ingestion.chunks).toBeGreaterThan(5);
-    const uploads = server.runtime.uploads.folder;
-    expect(existsSync(uploads) ? readdirSync(uploads) : []).toEqual([]);
+    expect(waiting()).toBe(0);
 
     // Types come from the content: the DOCX named .txt is listed as docx.
     const listed = (await call(documentsUrl(), { key })).json as { data: { source: string; type: string }[] };
@@ -67,7 +67,7 @@ describe("POST /v1/admin/chatbots/{id}/documents", () => {
   it("answers 413 for a file over PARLEY_MAX_UPLOAD_BYTES and keeps nothing of it", async () => {
     const tooBig = await upload(["huge.txt", Buffer.alloc(1024 * 1024 + 1, "a")]);
     expect(tooBig).toEqual({ status: 413, json: { detail: "Each uploaded file must not exceed 1 MiB." } });
-    expect(readdirSync(server.runtime.uploads.folder)).toEqual([]);
+    expect(waiting()).toBe(0);
   });
 
   it("answers 404 for another chatbot id before reading the upload", async () => {
@@ -81,7 +81,29 @@ describe("POST /v1/admin/chatbots/{id}/documents", () => {
       })(),
     });
     expect({ status: response.status, body: await response.json() }).toEqual({ status: 404, body: { detail: "Chatbot not found." } });
-    expect(readdirSync(server.runtime.uploads.folder)).toEqual([]);
+    expect(waiting()).toBe(0);
+  });
+
+  it("keeps an upload in the database until its ingestion reads it, and removes it with its chatbot", async () => {
+    const created = await upload(["kept.txt", Buffer.from("Kept until read.")]);
+    expect(created.status).toBe(202);
+    expect(waiting()).toBe(1);
+    expect(await finished(created.json.id)).toMatchObject({ status: "succeeded", documents_done: 1 });
+    expect(waiting()).toBe(0);
+
+    const { admin } = server.runtime.parley;
+    const owner = (await admin.createUser({ email: "doomed@example.com" })).id;
+    const doomedKey = (await admin.createApiKey({ userId: owner, scope: "admin" })).key;
+    const doomed = (await admin.createChatbot({ userId: owner, name: "Doomed", provider: "openai", model: "gpt-test" })).id;
+    const form = new FormData();
+    form.append("files", new Blob(["Never read."]), "never.txt");
+    const response = await fetch(`${server.url}/v1/admin/chatbots/${doomed}/documents`, { method: "POST", headers: { authorization: `Bearer ${doomedKey}` }, body: form });
+    const queued = (await response.json()) as { id: string };
+    expect(waiting()).toBe(1);
+    expect((await call(`${server.url}/v1/admin/chatbots/${doomed}`, { key: doomedKey, method: "DELETE" })).status).toBe(204);
+    expect(waiting()).toBe(0);
+    await server.runtime.ingestions.runOnce();
+    expect((await call(`${server.url}/v1/admin/ingestions/${queued.id}`, { key: doomedKey })).json).toMatchObject({ status: "failed" });
   });
 
   it("reads a URL given as JSON, crawling the local site when private URLs are allowed", async () => {

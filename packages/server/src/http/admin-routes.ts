@@ -1,5 +1,6 @@
 import type { KnowledgeRequest } from "@parley/core";
-import { mkdir, rm } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { readFile, rm } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
 import { checkAddDocuments, checkCreateChatbot, checkCreateKey, checkCreateWebhook, checkReply, checkSearch, checkUpdateChatbot } from "./admin-schemas.js";
 import { HttpError } from "./http-error.js";
@@ -89,15 +90,23 @@ export const ADMIN_ROUTES: Route[] = [
         }
         // A missing or foreign chatbot is 404 before a byte of the upload is read.
         await parley.operator.getChatbot(caller, params[0]!);
-        // Files are streamed to disk first; the ingestion reads them, then removes them.
-        await mkdir(uploads.folder, { recursive: true, mode: 0o700 });
-        const { files, folder } = await readUploadedFiles(request, { maxFileBytes: uploads.maxFileBytes, directory: uploads.folder });
+        // Files are streamed to a temporary folder (never held whole in memory while the limits are
+        // checked), then stored where every process can read them; the ingestion removes them.
+        const { files, folder } = await readUploadedFiles(request, { maxFileBytes: uploads.maxFileBytes });
+        const stored: { name: string; upload: string }[] = [];
         try {
-          const ingestion = await parley.operator.addKnowledge(caller, params[0]!, { kind: "files", files: files.map(({ name, path }) => ({ name, path })) });
+          for (const file of files) {
+            const upload = randomUUID();
+            await uploads.store.save({ id: upload, chatbotId: params[0]!, name: file.name, content: await readFile(file.path), at: Date.now() * 1000 });
+            stored.push({ name: file.name, upload });
+          }
+          const ingestion = await parley.operator.addKnowledge(caller, params[0]!, { kind: "files", files: stored });
           return { status: 202, body: ingestion };
         } catch (error) {
-          await rm(folder, { recursive: true, force: true });
+          await uploads.store.remove(stored.map((file) => file.upload)).catch(() => {});
           throw error;
+        } finally {
+          await rm(folder, { recursive: true, force: true });
         }
       },
     },

@@ -1,8 +1,6 @@
-import { isParleyError, type Caller, type Parley, type RateLimitStatus } from "@parley/core";
+import { invalidRequest, isParleyError, type Caller, type Parley, type RateLimitStatus } from "@parley/core";
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createConsoleAssets, defaultConsoleRoot, isConsolePath } from "./console-assets.js";
 import { HttpError, statusForCode } from "./http-error.js";
 import { createRedactor } from "./redact.js";
@@ -38,18 +36,28 @@ function outcome(status: number, body: unknown, headers: Record<string, string>,
 /** Answers `GET /v1/admin/events` as a stream; resolves when the stream has ended. */
 export type EventStreamHandler = (context: { caller: Caller; request: IncomingMessage; response: ServerResponse; headers: Record<string, string> }) => Promise<void>;
 
+/** A handler given no upload store (a runtime always gives one) refuses uploads instead of losing them. */
+const NO_UPLOADS: Uploads = {
+  maxFileBytes: 25 * 1024 * 1024,
+  store: {
+    save: async () => Promise.reject(invalidRequest("files: this server stores no uploads")),
+    read: async () => null,
+    remove: async () => {},
+  },
+};
+
 /** The node:http request listener of the Parley API. */
 export function createRequestHandler(options: {
   parley: Parley;
   log?: LogSink;
   secrets?: readonly string[];
   streamEvents?: EventStreamHandler;
-  /** Where uploaded files are written and the largest taken (default: the system's temporary folder, 25 MiB). */
+  /** Where uploaded files wait and the largest taken (default: none; an upload is refused). */
   uploads?: Uploads;
   /** The console's build folder (docs/design.md §11); default: `@parley/console`'s dist. */
   consoleRoot?: string;
 }) {
-  const uploads = options.uploads ?? { folder: join(tmpdir(), "parley-uploads"), maxFileBytes: 25 * 1024 * 1024 };
+  const uploads = options.uploads ?? NO_UPLOADS;
   const { parley } = options;
   const serveConsole = createConsoleAssets({ root: "consoleRoot" in options ? options.consoleRoot : defaultConsoleRoot() });
   const sink = options.log ?? consoleLog;

@@ -1,3 +1,4 @@
+import type { UploadStore } from "@parley/core";
 import { requireAdminScope, type Caller, type Parley } from "@parley/core";
 import type { IncomingMessage } from "node:http";
 import { ADMIN_ROUTES } from "./admin-routes.js";
@@ -21,9 +22,9 @@ export interface RouteContext {
   uploads: Uploads;
 }
 
-/** Where uploaded files are written, and the largest file taken (`PARLEY_MAX_UPLOAD_BYTES`). */
+/** Where uploaded files wait for their ingestion (the shared database), and the largest file taken (`PARLEY_MAX_UPLOAD_BYTES`). */
 export interface Uploads {
-  folder: string;
+  store: UploadStore;
   maxFileBytes: number;
 }
 

@@ -1,5 +1,5 @@
 import type { RateLimiter } from "@parley/core";
-import { createPostgresSearchIndex, createPostgresStorage, MIGRATIONS, moveToPgvector, openPostgres, schemaVersion, vectorMode } from "@parley/postgres";
+import { createPostgresSearchIndex, createPostgresStorage, createPostgresUploadStore, MIGRATIONS, moveToPgvector, openPostgres, schemaVersion, vectorMode } from "@parley/postgres";
 import { connectRedis, createRedisRateLimiter, type RedisConnection } from "@parley/redis";
 import { consoleLog } from "../http/create-request-handler.js";
 import type { ServerConfig } from "./config.js";
@@ -46,7 +46,7 @@ async function openPostgresRuntime(config: ServerConfig, url: string, rateLimite
   const database = await openPostgres({ url, poolSize: config.databasePoolSize, statementTimeoutMs: config.statementTimeoutMs });
   const { pool } = database;
   const searchIndex = createPostgresSearchIndex({ pool, ...(database.vectors === undefined ? {} : { vectors: database.vectors }) });
-  const wired = wireParley(config, { storage: createPostgresStorage({ pool }), searchIndex, ...(rateLimiter === undefined ? {} : { rateLimiter }) });
+  const wired = wireParley(config, { storage: createPostgresStorage({ pool }), searchIndex, uploads: createPostgresUploadStore(pool), ...(rateLimiter === undefined ? {} : { rateLimiter }) });
   return {
     engine: "postgres",
     ...wired,

@@ -1,4 +1,4 @@
-import { createPool, createPostgresSearchIndex, createPostgresStorage } from "@parley/postgres";
+import { createPool, createPostgresSearchIndex, createPostgresStorage, createPostgresUploadStore } from "@parley/postgres";
 import { connectRedis, createRedisRateLimiter } from "@parley/redis";
 import type { ServerConfig } from "../../src/runtime/config.js";
 import { wireParley, type ParleyRuntime } from "../../src/runtime/open-parley.js";
@@ -23,7 +23,7 @@ export async function openScaleoutRuntime(config: ServerConfig, engines: Scaleou
   const redis = await connectRedis(engines.redisUrl);
   const rateLimiter = createRedisRateLimiter({ client: redis.client, prefix: engines.redisPrefix });
   const searchIndex = createPostgresSearchIndex({ pool });
-  const wired = wireParley(config, { storage: createPostgresStorage({ pool }), searchIndex, rateLimiter });
+  const wired = wireParley(config, { storage: createPostgresStorage({ pool }), searchIndex, uploads: createPostgresUploadStore(pool), rateLimiter });
   const dispatcher = wired.parley.createWebhookDispatcher({ leaseMs: 3_000, pollIntervalMs: 100, timeoutMs: 2_000, log: () => {} });
   return {
     engine: "postgres",
