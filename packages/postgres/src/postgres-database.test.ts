@@ -53,11 +53,16 @@ if (testDatabaseUrl === undefined) {
       expect(await schemaVersion(pool(), "storage")).toBe(latest);
     });
 
-    it("says pgvector is missing when the search track needs it and the server has none", async () => {
+    it("without pgvector, migrates the search track with in-process vectors; asked for pgvector, refuses and writes nothing", async () => {
       const { rows } = await pool().query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
       if (rows.length > 0) return; // this server has pgvector: nothing to refuse
-      await expect(openPostgres({ pool: pool(), tracks: ["search"] })).rejects.toThrow(/^PostgreSQL has no pgvector extension, which Parley's search index needs\./);
+      await expect(openPostgres({ pool: pool(), tracks: ["search"], vectors: "pgvector" })).rejects.toThrow(/^PostgreSQL has no pgvector extension\. Install pgvector/);
       expect(await schemaVersion(pool(), "search")).toBe(0);
+      const opened = await openPostgres({ pool: pool(), tracks: ["search"] });
+      expect(opened.vectors).toBe("in-process");
+      expect(await schemaVersion(pool(), "search")).toBe(MIGRATIONS.search.at(-1)!.version);
+      const column = await pool().query("SELECT data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'search_chunks' AND column_name = 'embedding'");
+      expect(column.rows).toEqual([{ data_type: "bytea" }]);
     });
   });
 }

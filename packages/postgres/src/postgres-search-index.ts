@@ -115,6 +115,39 @@ export function createPostgresSearchIndex(options: PostgresSearchIndexOptions): 
     await pool.query("UPDATE search_chatbots SET hnsw_dimensions = $2 WHERE key = $1 AND dimensions = $2", [row.key, row.dimensions]);
   };
 
+  /** The chatbot rows the last in-process searches saw, by chatbot id: what the held copies are. */
+  const lastSeen = new Map<string, ChatbotRow>();
+  /**
+   * A vector search without pgvector, in one round trip on the common path: the copy held for
+   * the chatbot is scored, then the best chunks are read together with the chatbot's row as it is
+   * now. When that row shows a newer version than the copy scored, the copy is brought up to it
+   * and scored again (and the chunks read again), so the copy is never older than the row this
+   * search read. A chunk deleted meanwhile is left out.
+   */
+  const inProcessSearch = async (chatbotId: string, space: EmbeddingSpace, vector: Float32Array, k: number): Promise<SearchHit[]> => {
+    let state = lastSeen.get(chatbotId) ?? (await chatbot(chatbotId));
+    if (state === undefined) return [];
+    for (let attempt = 0; ; attempt += 1) {
+      checkSpace(chatbotId, state, space);
+      assertValidEmbedding(vector, space);
+      if (k <= 0) return [];
+      const limit = Math.floor(k);
+      const nearest = await inProcess.nearest(state.key, state, vector, limit, Math.max(100, Math.ceil(limit * oversampling)));
+      const { rows } = await pool.query<ChatbotRow & Partial<ChunkRow>>(SEARCH_SQL.chunksById, [chatbotId, nearest.map(({ id }) => id)]);
+      const current = rows[0];
+      if (current === undefined) return [];
+      const fresh = current.key === state.key && current.generation === state.generation && current.epoch === state.epoch && current.dimensions === state.dimensions;
+      if (lastSeen.size > 10_000) lastSeen.clear();
+      lastSeen.set(chatbotId, current);
+      if (fresh || attempt > 0) {
+        checkSpace(chatbotId, current, space);
+        const byId = new Map(rows.filter((found) => found.id !== null && found.id !== undefined).map((found) => [found.id!, found as ChunkRow]));
+        return nearest.flatMap(({ id, score }) => (byId.has(id) ? [hitOf(byId.get(id)!, score)] : []));
+      }
+      state = current;
+    }
+  };
+
   const replaceDocuments: SearchIndex["replaceDocuments"] = async (chatbotId, space, documents) => {
     // Checked before the transaction, so a bad vector anywhere writes nothing.
     for (const document of documents) for (const chunk of document.chunks) assertValidEmbedding(chunk.embedding, space);
@@ -153,26 +186,18 @@ export function createPostgresSearchIndex(options: PostgresSearchIndexOptions): 
     async keywordSearch(chatbotId, text, k) {
       const terms = queryTerms(text);
       if (terms.length === 0 || k <= 0) return [];
-      const row = await chatbot(chatbotId);
-      if (row === undefined) return [];
-      const { rows } = await pool.query<ChunkRow & { score: number }>(SEARCH_SQL.keyword, [row.key, terms, Math.floor(k)]);
+      const { rows } = await pool.query<ChunkRow & { score: number }>(SEARCH_SQL.keyword, [chatbotId, terms, Math.floor(k)]);
       return rows.map((found) => hitOf(found, found.score));
     },
 
     async vectorSearch(chatbotId, space, vector, k) {
+      if ((await vectors()) === "in-process") return inProcessSearch(chatbotId, space, vector, k);
       const row = await chatbot(chatbotId);
       if (row === undefined) return [];
       checkSpace(chatbotId, row, space);
       assertValidEmbedding(vector, space);
       if (k <= 0) return [];
       const limit = Math.floor(k);
-      if ((await vectors()) === "in-process") {
-        const nearest = await inProcess.nearest(row.key, row, vector, limit, Math.max(100, Math.ceil(limit * oversampling)));
-        const { rows } = await pool.query<ChunkRow>(SEARCH_SQL.chunksById, [row.key, nearest.map(({ id }) => id)]);
-        const byId = new Map(rows.map((found) => [found.id, found]));
-        // A chunk deleted since the copy was read is left out.
-        return nearest.flatMap(({ id, score }) => (byId.has(id) ? [hitOf(byId.get(id)!, score)] : []));
-      }
       const rows =
         row.hnsw_dimensions === row.dimensions
           ? await inTransaction(pool, async (client) => {

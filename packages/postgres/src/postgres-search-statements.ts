@@ -36,15 +36,16 @@ export const SEARCH_SQL = {
     SELECT $1, term, added FROM unnest($2::text[], $3::bigint[]) AS t (term, added) ORDER BY term
     ON CONFLICT (bot, term) DO UPDATE SET document_frequency = search_terms.document_frequency + excluded.document_frequency`,
   // BM25 over the chatbot's own statistics: IDF floored as FTS5 floors it, then the top k chunks.
-  keyword: `WITH query AS (SELECT unnest($2::text[]) AS term),
-      stats AS (SELECT chunk_count::float8 AS n, total_length::float8 / greatest(chunk_count, 1) AS average FROM search_chatbots WHERE key = $1),
+  // The chatbot is found by its id in the same statement: one round trip.
+  keyword: `WITH bot AS (SELECT key, chunk_count::float8 AS n, total_length::float8 / greatest(chunk_count, 1) AS average FROM search_chatbots WHERE chatbot_id = $1),
+      query AS (SELECT unnest($2::text[]) AS term),
       weights AS (
         SELECT q.term, greatest(ln((s.n - t.document_frequency + 0.5) / (t.document_frequency + 0.5)), 1e-6) AS idf
-        FROM query AS q JOIN search_terms AS t ON t.bot = $1 AND t.term = q.term CROSS JOIN stats AS s
+        FROM query AS q CROSS JOIN bot AS s JOIN search_terms AS t ON t.bot = s.key AND t.term = q.term
       ),
       scored AS (
         SELECT p.chunk_id, sum(w.idf * (p.frequency * ${K1 + 1}) / (p.frequency + ${K1} * (${1 - B} + ${B} * p.length / s.average))) AS score
-        FROM weights AS w JOIN search_postings AS p ON p.bot = $1 AND p.term = w.term CROSS JOIN stats AS s
+        FROM weights AS w CROSS JOIN bot AS s JOIN search_postings AS p ON p.bot = s.key AND p.term = w.term
         GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT $3
       )
     SELECT c.id, c.source, c.title, c.body, scored.score FROM scored JOIN search_chunks AS c ON c.id = scored.chunk_id
@@ -56,8 +57,10 @@ export const SEARCH_SQL = {
   chunksOfChatbot: "SELECT id FROM search_chunks WHERE bot = $1 AND id = ANY($2::bigint[])",
   setEmbeddings: (vectors: VectorMode) => `UPDATE search_chunks AS c SET embedding = ${vectors === "pgvector" ? "v.embedding::vector" : "v.embedding"}
     FROM unnest($2::bigint[], $3::${vectors === "pgvector" ? "text" : "bytea"}[]) AS v (id, embedding) WHERE c.bot = $1 AND c.id = v.id`,
-  // The top chunks of an in-process vector search, by id.
-  chunksById: "SELECT id, source, title, body FROM search_chunks WHERE bot = $1 AND id = ANY($2::bigint[])",
+  // The top chunks of an in-process vector search, by id, with the chatbot's row as it is now: the
+  // search checks the copy it scored was that version (else refreshes and scores again).
+  chunksById: `SELECT b.key, b.embedder_id, b.dimensions, b.chunk_count, b.hnsw_dimensions, b.generation, b.epoch, c.id, c.source, c.title, c.body
+    FROM search_chatbots AS b LEFT JOIN search_chunks AS c ON c.bot = b.key AND c.id = ANY($2::bigint[]) WHERE b.chatbot_id = $1`,
   // Replaced vectors: the in-process copies read everything again.
   bumpEpoch: "UPDATE search_chatbots SET epoch = epoch + 1 WHERE key = $1",
   setSpace: "UPDATE search_chatbots SET embedder_id = $2, dimensions = $3 WHERE key = $1",
