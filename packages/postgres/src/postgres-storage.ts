@@ -66,6 +66,9 @@ async function insertOutboxEvents(client: Queryable, events: readonly OutboxEven
   }
 }
 
+/** Rolls back a chat's accepting step whose quota reservation was refused. */
+class QuotaUsedUp extends Error {}
+
 /** A message's column values, in MESSAGE_COLUMNS order. */
 const messageValues = (message: Message) => [message.id, message.conversationId, message.role, message.author, toText(message.content), message.createdAt];
 
@@ -195,25 +198,30 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     },
 
     async acceptUserMessage(input) {
-      // Five round trips: BEGIN, quota and conversation, history, message and events, COMMIT.
-      return write(async (client) => {
-        const values = [input.userId, input.month, input.monthlyLimit, input.newConversationId, input.chatbotId, toText(input.sessionId), input.at];
-        const reserved = (await client.query<ConversationRow & { used: number | null; created: boolean }>(CHAT_SQL.reserveAndCount, values)).rows[0]!;
-        if (reserved.used === null) {
-          // The failed upsert wrote nothing, so the refusal leaves no trace.
-          const { rows } = await client.query<{ used: number }>(SQL.getMonthlyUsage, [input.userId, input.month]);
-          return { accepted: false as const, used: rows[0]?.used ?? 0 };
-        }
-        const conversation = conversationFromRow(reserved);
-        // Read under the conversation's lock and before the insert: exactly the messages before this one.
-        const recent = await client.query<MessageRow>(SQL.recentMessages, [conversation.id, input.historyLimit]);
-        const history = recent.rows.reverse().map(messageFromRow);
-        const message: Message = { id: input.messageId, conversationId: conversation.id, role: "user", author: "end_user", content: input.content, createdAt: input.at };
-        // Built inside the transaction: if the builder throws, everything above rolls back with it.
-        const events = input.events({ conversation: { ...conversation }, conversationCreated: reserved.created, message: { ...message } });
-        await client.query(CHAT_SQL.insertWithEvents, [...messageValues(message), ...eventColumns(events)]);
-        return { accepted: true as const, conversation, conversationCreated: reserved.created, message, history, events, used: reserved.used };
-      });
+      // Five round trips: BEGIN, the conversation, the history, quota with message and events, COMMIT.
+      try {
+        return await write(async (client) => {
+          const values = [input.newConversationId, input.chatbotId, toText(input.sessionId), input.at];
+          const counted = (await client.query<ConversationRow & { created: boolean }>(CHAT_SQL.countInConversation, values)).rows[0]!;
+          const conversation = conversationFromRow(counted);
+          // Read under the conversation's lock and before the insert: exactly the messages before this one.
+          const recent = await client.query<MessageRow>(SQL.recentMessages, [conversation.id, input.historyLimit]);
+          const history = recent.rows.reverse().map(messageFromRow);
+          const message: Message = { id: input.messageId, conversationId: conversation.id, role: "user", author: "end_user", content: input.content, createdAt: input.at };
+          // Built inside the transaction: if the builder throws, everything above rolls back with it.
+          const events = input.events({ conversation: { ...conversation }, conversationCreated: counted.created, message: { ...message } });
+          const reserved = await client.query<{ used: number }>(CHAT_SQL.reserveAndStore, [
+            input.userId, input.month, input.monthlyLimit, ...messageValues(message), ...eventColumns(events),
+          ]);
+          // The quota is used up: the whole step rolls back, so the refusal leaves no trace.
+          if (reserved.rows.length === 0) throw new QuotaUsedUp();
+          return { accepted: true as const, conversation, conversationCreated: counted.created, message, history, events, used: reserved.rows[0]!.used };
+        });
+      } catch (error) {
+        if (!(error instanceof QuotaUsedUp)) throw error;
+        const { rows } = await pool.query<{ used: number }>(SQL.getMonthlyUsage, [input.userId, input.month]);
+        return { accepted: false as const, used: rows[0]?.used ?? 0 };
+      }
     },
     async appendAssistantMessage(input) {
       const { id, conversationId, content, author, at } = input;

@@ -46,7 +46,7 @@ describe.skipIf(testDatabaseUrl === undefined)("a PostgreSQL connection killed m
       )).rows[0]!;
     const before = await counts();
 
-    // Hold the conversation's row: the next chat reserves its quota, then waits on the row.
+    // Hold the conversation's row: the next chat waits on it inside its transaction.
     const holder = await observer.connect();
     await holder.query("BEGIN");
     await holder.query("SELECT id FROM conversations FOR UPDATE");
@@ -54,7 +54,7 @@ describe.skipIf(testDatabaseUrl === undefined)("a PostgreSQL connection killed m
     let victim: number | undefined;
     while (victim === undefined) {
       const { rows } = await observer.query<{ pid: number }>(
-        "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%' AND pid <> $1",
+        "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND pid <> $1",
         [(await holder.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid],
       );
       victim = rows[0]?.pid;
