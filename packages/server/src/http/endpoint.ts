@@ -98,6 +98,12 @@ export interface SuccessDeclaration {
   stream?: { description: string; examples: Examples };
 }
 
+/** A group of endpoints in docs/openapi.json, with its description. */
+export interface Tag {
+  name: string;
+  description: string;
+}
+
 /** A documented refusal: `{detail}` with these example texts. */
 export interface RefusalDeclaration {
   description: string;
@@ -112,7 +118,7 @@ export interface EndpointDeclaration<Path extends string, Schema extends JSONSch
   operationId: string;
   summary: string;
   description: string;
-  tag: string;
+  tag: Tag;
   access: Who;
   /** Query and header parameters, by component name (openapi-components.ts `parameters`). */
   parameters?: ParameterName[];
@@ -148,5 +154,6 @@ export function defineEndpoint<const Path extends string, const Schema extends J
 export const ok = (body: unknown): Answer => ({ status: 200, body });
 /** A 201 answer. */
 export const created = (body: unknown): Answer => ({ status: 201, body });
-/** A 204 answer: no body. */
-export const NO_CONTENT: Answer = { status: 204, body: null };
+const NO_CONTENT: Answer = { status: 204, body: null };
+/** A 204 answer: no body (after a deletion, whatever it resolved to). */
+export const noContent = (): Answer => NO_CONTENT;

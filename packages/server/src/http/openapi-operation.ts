@@ -24,7 +24,7 @@ export function operationOf(endpoint: Endpoint) {
     operationId: endpoint.operationId,
     summary: endpoint.summary,
     description: endpoint.description,
-    tags: [endpoint.tag],
+    tags: [endpoint.tag.name],
     ...(endpoint.access.kind === "public" ? { security: [] } : {}),
     parameters: [...pathParameters(endpoint.path), ...(endpoint.parameters ?? []), "RequestId"].map((name) => ref("parameters", name)),
     ...(endpoint.body ? { requestBody: requestBodyOf(endpoint.body) } : {}),

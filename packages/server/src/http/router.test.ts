@@ -4,7 +4,7 @@ import { ENDPOINTS } from "./endpoints/index.js";
 import { createRouter } from "./router.js";
 
 const declare = (method: Method, path: string): Endpoint =>
-  defineEndpoint({ method, path, operationId: `${method}${path}`, summary: "", description: "", tag: "", access: key("admin"), success: { status: 204, description: "" }, handle: async () => ok(null) });
+  defineEndpoint({ method, path, operationId: `${method}${path}`, summary: "", description: "", tag: { name: "", description: "" }, access: key("admin"), success: { status: 204, description: "" }, handle: async () => ok(null) });
 
 describe("createRouter", () => {
   const match = createRouter([

@@ -1,8 +1,10 @@
 import { CHATBOT_TEXT_LIMITS, PROVIDERS } from "@parley/core";
-import { created, defineEndpoint, key, NO_CONTENT, ok } from "../endpoint.js";
+import { created, defineEndpoint, key, noContent, ok, type Tag } from "../endpoint.js";
 import { missing, PAGE_ERRORS } from "../openapi-components.js";
 
 // The operator API's chatbot routes (docs/design.md §9).
+
+const TAG: Tag = { name: "admin: chatbots", description: "Create, change, pause and delete chatbots (admin keys)" };
 
 const text = (maxLength: number, description: string) => ({ type: "string", minLength: 1, maxLength, description }) as const;
 
@@ -24,7 +26,7 @@ export const listAdminChatbots = defineEndpoint({
   operationId: "listAdminChatbots",
   summary: "List the caller's chatbots (admin view)",
   description: "The caller's chatbots in the admin view, newest first, paused ones included, deleted ones left out.",
-  tag: "admin: chatbots",
+  tag: TAG,
   access: key("admin"),
   parameters: ["Limit", "Cursor"],
   success: { status: 200, description: "A page of chatbots.", schema: "AdminChatbotPage" },
@@ -38,7 +40,7 @@ export const createChatbot = defineEndpoint({
   operationId: "createChatbot",
   summary: "Create a chatbot",
   description: "Creates an active chatbot for the caller. The slug is derived from the name once, at creation. Without `system_prompt` or `fallback_message` the defaults apply.",
-  tag: "admin: chatbots",
+  tag: TAG,
   access: key("admin"),
   body: { name: "CreateChatbotRequest", schema: { type: "object", required: ["name", "provider", "model"], properties: settings }, examples: { example: { summary: "A body", value: example } } },
   success: { status: 201, description: "The new chatbot.", schema: "AdminChatbot" },
@@ -60,7 +62,7 @@ export const getAdminChatbot = defineEndpoint({
   operationId: "getAdminChatbot",
   summary: "Read one chatbot (admin view)",
   description: "The spec's detail form plus `model`, `updated_at`, `documents` and `chunks`.",
-  tag: "admin: chatbots",
+  tag: TAG,
   access: key("admin"),
   success: { status: 200, description: "The chatbot.", schema: "AdminChatbot" },
   notFound: [CHATBOT],
@@ -73,7 +75,7 @@ export const updateChatbot = defineEndpoint({
   operationId: "updateChatbot",
   summary: "Change a chatbot's settings, pause or resume it",
   description: "Any of the settings, at least one; the others stay. `is_active: false` pauses the chatbot (chat answers 403), `true` resumes it. The slug never changes.",
-  tag: "admin: chatbots",
+  tag: TAG,
   access: key("admin"),
   body: {
     name: "UpdateChatbotRequest",
@@ -100,12 +102,9 @@ export const deleteChatbot = defineEndpoint({
   operationId: "deleteChatbot",
   summary: "Delete a chatbot",
   description: "A soft delete: the chatbot disappears from every route (404), its conversations with it; nothing is erased from the database.",
-  tag: "admin: chatbots",
+  tag: TAG,
   access: key("admin"),
   success: { status: 204, description: "Deleted; no body." },
   notFound: [CHATBOT],
-  async handle({ parley, caller, params }) {
-    await parley.operator.deleteChatbot(caller, params.chatbot_id);
-    return NO_CONTENT;
-  },
+  handle: ({ parley, caller, params }) => parley.operator.deleteChatbot(caller, params.chatbot_id).then(noContent),
 });

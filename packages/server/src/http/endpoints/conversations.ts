@@ -1,9 +1,11 @@
 import { MAX_MESSAGE_CHARS } from "@parley/core";
-import { created, defineEndpoint, key, ok } from "../endpoint.js";
+import { created, defineEndpoint, key, ok, type Tag } from "../endpoint.js";
 import { missing, PAGE_ERRORS } from "../openapi-components.js";
 import { AFTER_REFUSAL } from "./spec.js";
 
 // The operator API's inbox: conversations, takeover and an agent's reply (docs/design.md §9, §10).
+
+export const INBOX: Tag = { name: "admin: conversations", description: "The inbox, takeover, agent replies and live events (admin keys)" };
 
 const CONVERSATION = missing("Conversation");
 
@@ -14,7 +16,7 @@ export const listConversations = defineEndpoint({
   summary: "The inbox: the caller's conversations",
   description:
     "Newest activity first (`updated_at`: a message or a takeover change), so a conversation that gets activity moves to the top. `status=bot` (the chatbot answers), `human` (taken over) or `attention` (`needs_attention` is true). Conversations of deleted chatbots are left out.",
-  tag: "admin: conversations",
+  tag: INBOX,
   access: key("admin"),
   parameters: ["ChatbotFilter", "ConversationStatus", "Limit", "Cursor"],
   success: { status: 200, description: "A page of conversations.", schema: "ConversationPage" },
@@ -29,7 +31,7 @@ export const getConversation = defineEndpoint({
   operationId: "getConversation",
   summary: "One conversation with its messages",
   description: "The conversation and every message, oldest first, each with its author (`user`, `model` or `agent`); with `?after=` only the messages after that one (for polling).",
-  tag: "admin: conversations",
+  tag: INBOX,
   access: key("admin"),
   parameters: ["After"],
   success: { status: 200, description: "The conversation.", schema: "ConversationWithMessages" },
@@ -45,7 +47,7 @@ export const startTakeover = defineEndpoint({
   summary: "A human agent takes the conversation",
   description:
     "From now on chat answers 202 with an empty reply and the model is not called. Fires `conversation.takeover_started` (once: taking over a taken conversation changes nothing). No body is read.",
-  tag: "admin: conversations",
+  tag: INBOX,
   access: key("admin"),
   success: { status: 200, description: "The conversation, taken over.", schema: "Conversation" },
   notFound: [CONVERSATION],
@@ -58,7 +60,7 @@ export const endTakeover = defineEndpoint({
   operationId: "endTakeover",
   summary: "Give the conversation back to the chatbot",
   description: "The model answers again, with the agent's replies in its history. Fires `conversation.takeover_ended` when the flag changes.",
-  tag: "admin: conversations",
+  tag: INBOX,
   access: key("admin"),
   success: { status: 200, description: "The conversation, handed back.", schema: "Conversation" },
   notFound: [CONVERSATION],
@@ -72,7 +74,7 @@ export const replyAsAgent = defineEndpoint({
   summary: "A human agent's reply",
   description:
     "Stores the reply as an `agent` message (taking the conversation over first when the chatbot had it), clears `needs_attention` and fires `message.sent` with `author: agent`: that is how the visitor's integration gets it. A deleted chatbot's conversation is 404.",
-  tag: "admin: conversations",
+  tag: INBOX,
   access: key("admin"),
   body: {
     name: "ReplyRequest",

@@ -1,13 +1,15 @@
 import { MAX_MESSAGE_CHARS, MAX_SEARCH_RESULTS, type Caller, type KnowledgeRequest } from "@parley/core";
 import type { FromSchema } from "json-schema-to-ts";
 import { mkdir, rm } from "node:fs/promises";
-import { defineEndpoint, key, NO_CONTENT, ok, type EndpointContext } from "../endpoint.js";
+import { defineEndpoint, key, noContent, ok, type EndpointContext, type Tag } from "../endpoint.js";
 import { HttpError } from "../http-error.js";
 import { isMultipart } from "../read-json-body.js";
 import { readUploadedFiles } from "../read-uploaded-files.js";
 import { missing, PAGE_ERRORS } from "../openapi-components.js";
 
 // The operator API's knowledge routes: documents, ingestions and the retrieval test (docs/design.md §9, §12).
+
+const TAG: Tag = { name: "admin: knowledge", description: "Documents, ingestions and the retrieval test (admin keys)" };
 
 /** `POST /v1/admin/chatbots/{id}/documents` with JSON: a text document, or a URL to read. */
 const addDocumentSchema = {
@@ -58,7 +60,7 @@ export const listDocuments = defineEndpoint({
   operationId: "listDocuments",
   summary: "List a chatbot's documents",
   description: "The documents of the chatbot's knowledge, most recently updated first.",
-  tag: "admin: knowledge",
+  tag: TAG,
   access: key("admin"),
   parameters: ["Limit", "Cursor"],
   success: { status: 200, description: "A page of documents.", schema: "DocumentPage" },
@@ -74,7 +76,7 @@ export const addDocument = defineEndpoint({
   summary: "Add knowledge: files, a URL or a text document",
   description:
     "Queues an ingestion and answers 202 at once; `GET /v1/admin/ingestions/{ingestion_id}` tells its progress. Three forms: `multipart/form-data` with one or more `files` (PDF, DOCX, HTML, Markdown, text, typed by content; each file's name is its source), streamed to disk, each at most `PARLEY_MAX_UPLOAD_BYTES` (25 MiB; past it 413 `Each uploaded file must not exceed 25 MiB.` and the rest of the body is not read), at most 100; JSON `url` with `crawl` (`page`, `sitemap`, `site`) and `max_pages` (default 50), fetched from public addresses only unless `PARLEY_ALLOW_PRIVATE_URLS=true`; or JSON `title` and `text`. A document from the same source is replaced. A source that cannot be read is one `{source, detail}` of the ingestion's `errors` (docs/operations.md, Knowledge sources).",
-  tag: "admin: knowledge",
+  tag: TAG,
   access: key("admin"),
   body: {
     name: "AddDocumentRequest",
@@ -103,14 +105,11 @@ export const deleteDocument = defineEndpoint({
   operationId: "deleteDocument",
   summary: "Remove a document",
   description: "Removes the document and its chunks from the chatbot's knowledge at once.",
-  tag: "admin: knowledge",
+  tag: TAG,
   access: key("admin"),
   success: { status: 204, description: "Removed; no body." },
   notFound: [CHATBOT, missing("Document")],
-  async handle({ parley, caller, params }) {
-    await parley.operator.deleteDocument(caller, params.chatbot_id, params.document_id);
-    return NO_CONTENT;
-  },
+  handle: ({ parley, caller, params }) => parley.operator.deleteDocument(caller, params.chatbot_id, params.document_id).then(noContent),
 });
 
 export const getIngestion = defineEndpoint({
@@ -119,7 +118,7 @@ export const getIngestion = defineEndpoint({
   operationId: "getIngestion",
   summary: "An ingestion's progress and outcome",
   description: "`queued`, `running`, then `succeeded` or `failed`; `errors` holds one `{source, detail}` per document that could not be read.",
-  tag: "admin: knowledge",
+  tag: TAG,
   access: key("admin"),
   success: { status: 200, description: "The ingestion.", schema: "Ingestion" },
   notFound: [missing("Ingestion")],
@@ -132,7 +131,7 @@ export const searchKnowledge = defineEndpoint({
   operationId: "searchKnowledge",
   summary: "Test retrieval",
   description: `What retrieval would give the model for this question: the fused chunks, best first, each with its document, its fused score and its rank in each arm (keyword and vector; null when that arm did not find it). \`limit\` 1–${MAX_SEARCH_RESULTS}, default the number of chunks a prompt gets. Nothing is stored or counted.`,
-  tag: "admin: knowledge",
+  tag: TAG,
   access: key("admin"),
   body: {
     name: "SearchRequest",

@@ -2,6 +2,7 @@ import { EVENT_TYPES } from "@parley/core";
 import { defineEndpoint, key } from "../endpoint.js";
 import { HEARTBEAT_MS } from "../event-stream.js";
 import { HttpError } from "../http-error.js";
+import { INBOX } from "./conversations.js";
 
 // The live events: a route like the others whose answer is a stream (docs/design.md §9).
 
@@ -21,7 +22,7 @@ export const streamEvents = defineEndpoint({
   operationId: "streamEvents",
   summary: "Live events (Server-Sent Events)",
   description: `The caller's events as they are committed (${EVENT_TYPES.map((type) => `\`${type}\``).join(", ")}), from the same outbox as webhooks. Each event is \`id: <event id>\`, \`event: <type>\`, \`data: <the webhook body>\` (one line of JSON, schema \`EventBody\`) and a blank line. The stream opens with the comment \`: connected\` and sends \`: keep-alive\` every ${HEARTBEAT_MS / 1000} s. A client that reconnects with \`Last-Event-ID\` first receives every later event from the outbox. The key travels in the \`Authorization\` header (a browser's EventSource cannot send one: read the stream with fetch). When the server stops, the stream ends; reconnect with \`Last-Event-ID\`.`,
-  tag: "admin: conversations",
+  tag: INBOX,
   access: key("admin"),
   parameters: ["LastEventId"],
   success: {

@@ -1,8 +1,10 @@
 import { API_KEY_SCOPES } from "@parley/core";
-import { created, defineEndpoint, key, NO_CONTENT, ok } from "../endpoint.js";
+import { created, defineEndpoint, key, noContent, ok, type Tag } from "../endpoint.js";
 import { missing, PAGE_ERRORS } from "../openapi-components.js";
 
 // The operator API's API keys (docs/design.md §9).
+
+const TAG: Tag = { name: "admin: keys", description: "API keys and their scopes (admin keys)" };
 
 export const listKeys = defineEndpoint({
   method: "GET",
@@ -10,7 +12,7 @@ export const listKeys = defineEndpoint({
   operationId: "listKeys",
   summary: "List the caller's API keys",
   description: "Every key of the caller's user, revoked ones too, newest first; never a key's secret.",
-  tag: "admin: keys",
+  tag: TAG,
   access: key("admin"),
   parameters: ["Limit", "Cursor"],
   success: { status: 200, description: "A page of keys.", schema: "KeyPage" },
@@ -24,7 +26,7 @@ export const createKey = defineEndpoint({
   operationId: "createKey",
   summary: "Issue an API key",
   description: "A new key for the caller's user; `key` is in this answer only (the server keeps a hash). Send `{}` for a `chat` key named `default`.",
-  tag: "admin: keys",
+  tag: TAG,
   access: key("admin"),
   body: {
     name: "CreateKeyRequest",
@@ -51,12 +53,9 @@ export const revokeKey = defineEndpoint({
   operationId: "revokeKey",
   summary: "Revoke an API key",
   description: "The key stops working at once (401), the caller's own included; it stays listed with `revoked_at`.",
-  tag: "admin: keys",
+  tag: TAG,
   access: key("admin"),
   success: { status: 204, description: "Revoked; no body." },
   notFound: [missing("API key")],
-  async handle({ parley, caller, params }) {
-    await parley.operator.revokeKey(caller, params.key_id);
-    return NO_CONTENT;
-  },
+  handle: ({ parley, caller, params }) => parley.operator.revokeKey(caller, params.key_id).then(noContent),
 });

@@ -1,9 +1,12 @@
 import { DEFAULT_SETTINGS, MAX_MESSAGE_CHARS, MAX_SESSION_ID_CHARS } from "@parley/core";
 import type { ErrorObject } from "ajv";
-import { defineEndpoint, key, ok, type Example } from "../endpoint.js";
+import { defineEndpoint, key, ok, type Example, type Tag } from "../endpoint.js";
 import { details, missing } from "../openapi-components.js";
 
 // The spec's three routes, and the session messages route for chat keys (docs/design.md §4, §10).
+
+const CHAT: Tag = { name: "chat", description: "Messages and replies" };
+const CHATBOTS: Tag = { name: "chatbots", description: "Read-only access to the caller's chatbots (any key)" };
 
 /** The chat request body (the spec's table), as a JSON Schema. */
 export const chatRequestSchema = {
@@ -47,7 +50,7 @@ export const sendChatMessage = defineEndpoint({
   operationId: "sendChatMessage",
   summary: "Send a message to a chatbot and get its reply",
   description: `The retrieval-augmented pipeline: quota and conversation rate, find or create the conversation of (chatbot_id, session_id), store the message, retrieve context (BM25 + vectors fused by Reciprocal Rank Fusion), build the prompt with the conversation's last ${DEFAULT_SETTINGS.historyTurns} messages, call the chatbot's model, store and return the reply. Every accepted message counts toward the plan's monthly quota. Fires \`conversation.started\` (new conversation) and \`message.received\` webhooks. The reply carries no conversation id: the conversation is identified by \`session_id\`.`,
-  tag: "chat",
+  tag: CHAT,
   access: SPEC,
   body: {
     name: "ChatRequest",
@@ -116,7 +119,7 @@ export const listChatbots = defineEndpoint({
   summary: "List the caller's chatbots",
   description:
     "A bare JSON array (no envelope) of the chatbots owned by the key's user, in list form, newest first (`created_at` descending, ties by id). Soft-deleted chatbots are left out; paused ones are listed with `is_active: false`.",
-  tag: "chatbots",
+  tag: CHATBOTS,
   access: SPEC,
   success: { status: 200, description: "The caller's chatbots.", schema: "ChatbotList", examples: { chatbots: { summary: "One chatbot", value: [kettleHelp] } } },
   handle: async ({ parley, caller }) => ok(await parley.listChatbots(caller)),
@@ -128,7 +131,7 @@ export const getChatbot = defineEndpoint({
   operationId: "getChatbot",
   summary: "Read one of the caller's chatbots",
   description: "The chatbot in detail form: the list fields plus `system_prompt` and `fallback_message`.",
-  tag: "chatbots",
+  tag: CHATBOTS,
   access: SPEC,
   success: {
     status: 200,
@@ -152,7 +155,7 @@ export const listSessionMessages = defineEndpoint({
   summary: "A session's messages, for integrations without webhooks",
   description:
     "Any key of the chatbot's owner (chat or admin), with the limits of the spec routes. The messages of the conversation of (chatbot, session), oldest first; with `?after=` only the later ones: poll with the id of the last message seen to get an agent's replies.",
-  tag: "chat",
+  tag: CHAT,
   access: SPEC,
   parameters: ["After"],
   success: { status: 200, description: "The messages.", schema: "SessionMessages" },

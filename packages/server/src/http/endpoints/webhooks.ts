@@ -1,8 +1,10 @@
 import { DELIVERY_STATUSES, EVENT_TYPES } from "@parley/core";
-import { created, defineEndpoint, key, NO_CONTENT, ok } from "../endpoint.js";
+import { created, defineEndpoint, key, noContent, ok, type Tag } from "../endpoint.js";
 import { missing, PAGE_ERRORS } from "../openapi-components.js";
 
 // The operator API's webhook subscriptions and their deliveries (docs/design.md §5, §9).
+
+const TAG: Tag = { name: "admin: webhooks", description: "Subscriptions and deliveries (admin keys)" };
 
 export const listWebhooks = defineEndpoint({
   method: "GET",
@@ -10,7 +12,7 @@ export const listWebhooks = defineEndpoint({
   operationId: "listWebhooks",
   summary: "List the caller's webhook subscriptions",
   description: "Newest first; never a signing secret.",
-  tag: "admin: webhooks",
+  tag: TAG,
   access: key("admin"),
   parameters: ["Limit", "Cursor"],
   success: { status: 200, description: "A page of subscriptions.", schema: "WebhookPage" },
@@ -25,7 +27,7 @@ export const createWebhook = defineEndpoint({
   summary: "Subscribe a URL to events",
   description:
     "The URL must be an absolute `http` or `https` URL. `chatbot_id` narrows the subscription to one of the caller's chatbots, `events` to some event types (absent or empty: every type). The signing secret (`whsec_…`) is in this answer only.",
-  tag: "admin: webhooks",
+  tag: TAG,
   access: key("admin"),
   body: {
     name: "CreateWebhookRequest",
@@ -56,14 +58,11 @@ export const deleteWebhook = defineEndpoint({
   operationId: "deleteWebhook",
   summary: "Remove a subscription",
   description: "No new deliveries are made to it; its pending deliveries fail and stay listed.",
-  tag: "admin: webhooks",
+  tag: TAG,
   access: key("admin"),
   success: { status: 204, description: "Removed; no body." },
   notFound: [missing("Webhook")],
-  async handle({ parley, caller, params }) {
-    await parley.operator.deleteWebhook(caller, params.webhook_id);
-    return NO_CONTENT;
-  },
+  handle: ({ parley, caller, params }) => parley.operator.deleteWebhook(caller, params.webhook_id).then(noContent),
 });
 
 export const listDeliveries = defineEndpoint({
@@ -72,7 +71,7 @@ export const listDeliveries = defineEndpoint({
   operationId: "listDeliveries",
   summary: "List deliveries",
   description: "The deliveries of the caller's subscriptions, newest first, optionally of one status.",
-  tag: "admin: webhooks",
+  tag: TAG,
   access: key("admin"),
   parameters: ["DeliveryStatus", "Limit", "Cursor"],
   success: { status: 200, description: "A page of deliveries.", schema: "DeliveryPage" },
@@ -86,7 +85,7 @@ export const retryDelivery = defineEndpoint({
   operationId: "retryDelivery",
   summary: "Send a delivery again now",
   description: "Makes the delivery due now; a failed or delivered one starts a new retry schedule. No body is read.",
-  tag: "admin: webhooks",
+  tag: TAG,
   access: key("admin"),
   success: { status: 200, description: "The delivery, due now.", schema: "Delivery" },
   notFound: [missing("Delivery")],
