@@ -10,7 +10,7 @@ import { HttpError, statusForCode } from "./http-error.js";
 import { isMultipart, readJsonBody } from "./read-json-body.js";
 import { createRedactor } from "./redact.js";
 import { requestIdOf } from "./request-id.js";
-import { createRouter, type Route } from "./router.js";
+import { createRouter, paramsOf, queryOf, type Route } from "./router.js";
 
 /** Where the server writes its JSON log lines. */
 export type LogSink = (line: Record<string, unknown>) => void;
@@ -37,7 +37,6 @@ function outcome(status: number, body: unknown, headers: Record<string, string>,
 }
 
 const NO_HEADERS: Record<string, string> = {};
-const NO_QUERY: Record<string, string | undefined> = {};
 
 /** The route table of every declared endpoint (endpoints/index.ts), built once. */
 const match = createRouter(ENDPOINTS);
@@ -111,9 +110,7 @@ export function createRequestHandler(options: {
     body: unknown,
     headers: Record<string, string>,
   ): EndpointContext<string, unknown, Caller> {
-    const params: Record<string, string> = {};
-    for (let index = 0; index < values.length; index++) params[route.paramNames[index]!] = decodeSegment(values[index]!);
-    return { parley, caller: caller!, request, response, params, query: queryOf(route, search), body, uploads, headers, streamEvents };
+    return { parley, caller: caller!, request, response, params: paramsOf(route, values), query: queryOf(route, search), body, uploads, headers, streamEvents };
   }
 
   /** The answer to an error: its status, `{detail}` and headers. Faults are logged, never shown. */
@@ -183,24 +180,6 @@ function checkScope(access: KeyAccess, caller: Caller): void {
   if (access.scopes.includes(caller.apiKey.scope)) return;
   requireAdminScope(caller);
   throw new HttpError(403, "This API key may not call this route.");
-}
-
-/** The declared query parameters of a route: the first value of each; the query string is parsed only for a route that has some. */
-function queryOf(route: Route, search: string): Record<string, string | undefined> {
-  if (route.queryNames.length === 0) return NO_QUERY;
-  const parsed = new URLSearchParams(search);
-  const values: Record<string, string | undefined> = {};
-  for (const name of route.queryNames) values[name] = parsed.get(name) ?? undefined;
-  return values;
-}
-
-/** A percent-decoded path segment; a malformed escape stays as it is (and will not be a valid id). */
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }
 
 function rateLimitHeaders(status: RateLimitStatus): Record<string, string> {

@@ -86,3 +86,30 @@ function walk(at: PathNode, segments: string[], index: number, values: string[])
 function queryNamesOf(endpoint: Endpoint): string[] {
   return (endpoint.parameters ?? []).map((name) => parameters[name]).filter((parameter) => parameter.in === "query").map((parameter) => parameter.name);
 }
+
+const NO_QUERY: Record<string, string | undefined> = {};
+
+/** A route's path parameters by name, percent-decoded. */
+export function paramsOf(route: Route, values: readonly string[]): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (let index = 0; index < values.length; index++) params[route.paramNames[index]!] = decodeSegment(values[index]!);
+  return params;
+}
+
+/** The declared query parameters of a route: the first value of each; the query string is parsed only for a route that has some. */
+export function queryOf(route: Route, search: string): Record<string, string | undefined> {
+  if (route.queryNames.length === 0) return NO_QUERY;
+  const parsed = new URLSearchParams(search);
+  const values: Record<string, string | undefined> = {};
+  for (const name of route.queryNames) values[name] = parsed.get(name) ?? undefined;
+  return values;
+}
+
+/** A percent-decoded path segment; a malformed escape stays as it is (and will not be a valid id). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
