@@ -47,8 +47,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
 ];
 
 /**
- * Every method and path template the server answers, for tools that must cover all routes (the
- * fuzz tests): a declared endpoint is included without more work.
+ * Every method and path pattern (`([^/]+)` for a parameter) the API answers with JSON, for tools
+ * that must cover all routes (the fuzz tests): a declared endpoint is included without more
+ * work. The live stream, which never ends, and the public health check are left out.
  */
-export const ROUTE_TEMPLATES: ReadonlyArray<{ method: string; path: string }> = ENDPOINTS.map(({ method, path }) => ({ method, path }));
-
+export const ROUTE_TEMPLATES: ReadonlyArray<{ method: string; path: string }> = ENDPOINTS.filter(
+  (endpoint) => endpoint.access.kind === "key" && !endpoint.success.stream,
+).map(({ method, path }) => ({ method, path: path.replace(/\{\w+\}/g, "([^/]+)") }));
