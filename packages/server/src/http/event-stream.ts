@@ -1,6 +1,7 @@
 import type { EventFeed, OutboxEvent } from "@parley/core";
 import { webhookBody } from "@parley/core";
-import { bearerToken, type EventStreamHandler } from "./create-request-handler.js";
+import { bearerToken } from "./bearer-token.js";
+import type { EventStreamHandler } from "./endpoint.js";
 
 /** How often a comment line keeps an idle stream (and the proxies on its way) open. */
 export const HEARTBEAT_MS = 15_000;
