@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { setup } from "../../test/harness.js";
+import { createLocalEmbedder } from "../retrieval/local-embedder.js";
 import type { Chatbot } from "../domain/chatbot.js";
 import type { KnowledgeItem, KnowledgeRequest, KnowledgeSources } from "../ports/knowledge-sources.js";
 import { millisToMicros } from "../support/time.js";
@@ -39,7 +40,7 @@ describe("the ingestion runner (issue 24)", () => {
     const other = await context.parley.admin.createUser({ email: "other@example.com" });
     const otherBot: Chatbot = await context.parley.admin.createChatbot({ userId: other.id, name: "Other", provider: "openai", model: "gpt-test" });
     const gated = gatedSources();
-    const dependencies = { storage: context.storage, searchIndex: context.searchIndex, embedder: context.parley.embedder, ids: { uuid: () => crypto.randomUUID() }, clock: context.clock };
+    const dependencies = { storage: context.storage, searchIndex: context.searchIndex, embedder: createLocalEmbedder(), ids: { uuid: () => crypto.randomUUID() }, clock: context.clock };
     // The greedy user queues three ingestions of several documents each, before the other's one.
     for (const batch of [["a1", "a2"], ["a3", "a4"], ["a5", "a6"]]) await queueIngestion(dependencies as never, context.chatbot, files(...batch));
     context.clock.advance(1);
@@ -62,7 +63,7 @@ describe("the ingestion runner (issue 24)", () => {
 
   it(`gives up an ingestion whose runner lost its lease ${INGESTION_MAX_RUNS} times, with its reason`, async () => {
     const context = await setup();
-    const dependencies = { storage: context.storage, searchIndex: context.searchIndex, embedder: context.parley.embedder, ids: { uuid: () => crypto.randomUUID() }, clock: context.clock };
+    const dependencies = { storage: context.storage, searchIndex: context.searchIndex, embedder: createLocalEmbedder(), ids: { uuid: () => crypto.randomUUID() }, clock: context.clock };
     const ingestion = await queueIngestion(dependencies as never, context.chatbot, files("poison.html"));
     // Each run dies (the process stops) before it finishes: the lease ends and the next claim takes it up.
     for (let run = 0; run < INGESTION_MAX_RUNS; run += 1) {

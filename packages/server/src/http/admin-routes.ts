@@ -91,7 +91,7 @@ export const ADMIN_ROUTES: Route[] = [
         await parley.operator.getChatbot(caller, params[0]!);
         // Files are streamed to disk first; the ingestion reads them, then removes them.
         await mkdir(uploads.folder, { recursive: true, mode: 0o700 });
-        const { files, folder } = await readUploadedFiles(request, { maxFileBytes: uploads.maxFileBytes, directory: uploads.folder });
+        const { files, folder } = await readUploadedFiles(request, { maxFileBytes: uploads.maxFileBytes, maxRequestBytes: uploads.maxRequestBytes, directory: uploads.folder });
         try {
           const ingestion = await parley.operator.addKnowledge(caller, params[0]!, { kind: "files", files: files.map(({ name, path }) => ({ name, path })) });
           return { status: 202, body: ingestion };

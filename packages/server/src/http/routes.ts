@@ -21,10 +21,12 @@ export interface RouteContext {
   uploads: Uploads;
 }
 
-/** Where uploaded files are written, and the largest file taken (`PARLEY_MAX_UPLOAD_BYTES`). */
+/** Where uploaded files are written, the largest file taken (`PARLEY_MAX_UPLOAD_BYTES`) and the largest upload (`PARLEY_MAX_UPLOAD_REQUEST_BYTES`). */
 export interface Uploads {
   folder: string;
   maxFileBytes: number;
+  /** All the files of one request together; default 100 MiB. */
+  maxRequestBytes?: number;
 }
 
 /** A route's handler. */
