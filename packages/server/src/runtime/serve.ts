@@ -26,6 +26,8 @@ export async function startServer(options: {
   limits?: HttpLimits;
   shutdownGraceMs?: number;
   heartbeatMs?: number;
+  /** How often open streams' keys are checked for revocations made elsewhere (default 1 s). */
+  keyRecheckMs?: number;
 }): Promise<RunningServer> {
   const log = options.log ?? consoleLog;
   // One reader of the outbox feeds every live stream of this process (docs/api.md, "Live events").
@@ -34,6 +36,7 @@ export async function startServer(options: {
     feed,
     heartbeatMs: options.heartbeatMs,
     maxPerKey: options.runtime.maxStreamsPerKey,
+    ...(options.keyRecheckMs === undefined ? {} : { recheckMs: options.keyRecheckMs }),
     authenticate: options.runtime.parley.authenticate,
   });
   // A key revoked through this process ends its streams at once; other processes' revocations
