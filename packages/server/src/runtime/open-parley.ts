@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { consoleLog, type LogSink } from "../http/create-request-handler.js";
 import type { ServerConfig } from "./config.js";
+import { createPinnedFetch } from "./pinned-fetch.js";
 import { createWebhookUrlCheck } from "./webhook-url-check.js";
 import { ensureWebhookMasterKey, loadWebhookMasterKey } from "./webhook-master-key.js";
 
@@ -104,7 +105,8 @@ export function wireParley(
     },
   });
   const secrets = [config.providers.openai.apiKey, config.providers.anthropic.apiKey, config.secretKey].filter((secret): secret is string => secret !== undefined);
-  const dispatcher = parley.createWebhookDispatcher({ log });
+  // The API's webhooks connect only to the public address their own lookup found (no DNS rebinding).
+  const dispatcher = parley.createWebhookDispatcher({ log, ...(config.allowPrivateUrls ? {} : { fetchPublic: createPinnedFetch() }) });
   const ingestions = parley.createIngestionRunner({ log, perUser: config.ingestionsPerUser });
   return { parley, embedder, webhookSecrets, dispatcher, ingestions, uploads, secrets, maxStreamsPerKey: config.maxStreamsPerKey };
 }
