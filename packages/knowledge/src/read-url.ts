@@ -54,7 +54,11 @@ export async function* readUrl(url: string, crawl: CrawlMode, maxPages: number, 
         continue;
       }
       fetched += 1;
-      const resource = await fetcher.fetch(pageUrl, signal);
+      // Every redirect's target answers to its own site's robots.txt, as if it had been linked.
+      const resource = await fetcher.fetch(pageUrl, signal, undefined, async (target) => {
+        await fetcher.assertPublic(target);
+        if (!(await rulesFor(target)).isAllowed(target)) throw new FetchError(target, `robots.txt disallows fetching ${target}.`);
+      });
       visited.add(resource.url);
       if (isStart) siteOrigin = new URL(resource.url).origin;
       // A same-site link that redirects to another site leaves the crawl there.
