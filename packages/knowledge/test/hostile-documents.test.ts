@@ -2,9 +2,9 @@ import type { KnowledgeItem, KnowledgeRequest } from "@parley/core";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, describe, expect, it } from "vitest";
 import { createDocumentReader, createKnowledgeSources, type KnowledgeSourcesOptions } from "../src/index.js";
+import { watchEventLoop } from "./event-loop-watch.js";
 import { deeplyNestedHtml, manyPagePdf, poisonHtml, zipBombDocx } from "./hostile-documents.js";
 import { fixture } from "./site-server.js";
 
@@ -34,11 +34,10 @@ describe("hostile documents (issue 24)", () => {
       upload("bomb.docx", zipBombDocx(80 * 1024 * 1024)),
       upload("notes.txt", "The office opens at nine."),
     ];
-    const delay = monitorEventLoopDelay({ resolution: 10 });
-    delay.enable();
+    const watch = watchEventLoop();
     // The deep page would take minutes: a short deadline ends it sooner than the default.
     const items = await read(files, { documents: { timeoutMs: 5_000 } });
-    delay.disable();
+    const loop = watch.stop();
     expect(items.map(outcome)).toEqual([
       { source: "poison.html", error: TOO_COMPLEX },
       { source: "deep.html", error: TOO_COMPLEX },
@@ -46,8 +45,10 @@ describe("hostile documents (issue 24)", () => {
       { source: "bomb.docx", error: "The DOCX file unpacks to more than 64 MiB; it is refused." },
       { source: "notes.txt", text: "The office opens at nine." },
     ]);
-    // Parsing is in worker threads: the event loop of the caller (the server) never waits on it.
-    expect(delay.max / 1e6).toBeLessThan(100);
+    // Parsing is in worker threads: the event loop of the caller (the server) never waits on it
+    // (see event-loop-watch.ts for why the loop's own work, not the raw worst delay, is bounded).
+    expect(loop.maxBusyMs).toBeLessThan(100);
+    expect(loop.p99DelayMs).toBeLessThan(100);
   }, 120_000);
 
   it("ends a document at its wall-clock limit", async () => {
