@@ -2,9 +2,9 @@ import { open, rm, rmdir, stat } from "node:fs/promises";
 import { dirname, resolve, sep } from "node:path";
 import type { KnowledgeItem, KnowledgeRequest, KnowledgeSources } from "@parley/core";
 import { createFetcher, formatBytes } from "./create-fetcher.js";
+import { createDocumentReader, type DocumentReaderOptions } from "./create-document-reader.js";
 import { DocumentError } from "./document-error.js";
 import type { LookupFunction } from "./public-lookup.js";
-import { readDocument } from "./read-document.js";
 import { readUrl } from "./read-url.js";
 
 /** The user agent Parley fetches with; robots.txt groups for `ParleyBot` apply to it. */
@@ -35,6 +35,8 @@ export interface KnowledgeSourcesOptions {
   uploadsFolder?: string;
   /** Which addresses count as public (default `isPublicAddress`); tests widen it to treat a local site as public. */
   isPublicAddress?: (address: string) => boolean;
+  /** Limits of the worker threads documents are parsed in: time, memory, PDF pages, HTML and DOCX sizes. */
+  documents?: DocumentReaderOptions;
 }
 
 /** Reads knowledge from files (PDF, DOCX, HTML, Markdown, text) and from the web, as the core's port. */
@@ -44,13 +46,15 @@ export function createKnowledgeSources(options: KnowledgeSourcesOptions = {}): K
   const maxFileBytes = options.maxFileBytes ?? 25 * 1024 * 1024;
   const userAgent = options.userAgent ?? PARLEY_USER_AGENT;
   const userAgentToken = userAgent.split("/")[0]!.trim();
+  // Parsing happens in worker threads: a hostile document never holds the server's event loop.
+  const reader = createDocumentReader(options.documents);
 
   async function* readFiles(files: { name: string; path: string }[], signal: AbortSignal): AsyncGenerator<KnowledgeItem> {
     for (const file of files) {
       if (signal.aborted) return;
       try {
         const bytes = await readFileWithin(file.path, maxFileBytes);
-        const { document, type } = await readDocument({ bytes, name: file.name, source: file.name });
+        const { document, type } = await reader.read({ bytes, name: file.name, source: file.name }, signal);
         yield { document, type, bytes: bytes.length };
       } catch (error) {
         if (!(error instanceof DocumentError)) throw error;
@@ -71,7 +75,7 @@ export function createKnowledgeSources(options: KnowledgeSourcesOptions = {}): K
       ...(options.isPublicAddress ? { isPublicAddress: options.isPublicAddress } : {}),
     });
     try {
-      yield* readUrl(url, crawl, crawl === "page" ? 1 : Math.max(1, maxPages), { fetcher, maxPageBytes, userAgentToken, signal });
+      yield* readUrl(url, crawl, crawl === "page" ? 1 : Math.max(1, maxPages), { fetcher, maxPageBytes, userAgentToken, signal, read: reader.read });
     } finally {
       fetcher.close();
     }

@@ -158,5 +158,20 @@ const storage: PostgresMigration = {
   },
 };
 
+/**
+ * Ingestions count their runs (`attempts`), so one whose runner keeps dying is given up, and the
+ * claim shares runners between users through `ingestions_by_user` (SQLite's migration 008).
+ */
+const ingestionShares: PostgresMigration = {
+  version: 2,
+  name: "ingestion-shares",
+  async up(client) {
+    await client.query(`
+      ALTER TABLE ingestions ADD COLUMN attempts BIGINT NOT NULL DEFAULT 0;
+      CREATE INDEX ingestions_by_user ON ingestions (user_id, started_at);
+    `);
+  },
+};
+
 /** The storage track, in order. Append only. */
-export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage];
+export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage, ingestionShares];

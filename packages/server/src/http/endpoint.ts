@@ -40,6 +40,8 @@ export type EventStreamHandler = (context: { caller: Caller; request: IncomingMe
 export interface Uploads {
   folder: string;
   maxFileBytes: number;
+  /** All the files of one request together (`PARLEY_MAX_UPLOAD_REQUEST_BYTES`); default 100 MiB. */
+  maxRequestBytes?: number;
 }
 
 /** A documented refusal: its example's name, its summary, and the exact `detail` (or a body the validator refuses, whose detail is quoted). */

@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { consoleLog, type LogSink } from "../http/create-request-handler.js";
 import type { ServerConfig } from "./config.js";
+import { createPinnedFetch } from "./pinned-fetch.js";
 import { createWebhookUrlCheck } from "./webhook-url-check.js";
 import { ensureWebhookMasterKey, loadWebhookMasterKey } from "./webhook-master-key.js";
 
@@ -35,8 +36,10 @@ export interface ParleyRuntime {
   /** Background ingestions; idle until `start()` (`parley serve` starts it, and stops it before closing). */
   ingestions: IngestionRunner;
   searchIndex: SearchIndex;
-  /** Where uploads are written (beside the SQLite path), and the largest file taken. */
-  uploads: { folder: string; maxFileBytes: number };
+  /** Where uploads are written (beside the SQLite path), the largest file taken and the largest request. */
+  uploads: { folder: string; maxFileBytes: number; maxRequestBytes: number };
+  /** Event streams one API key may hold open in this process (`PARLEY_MAX_STREAMS_PER_KEY`). */
+  maxStreamsPerKey: number;
   /** Reads the search index ahead while idle (SQLite's in-process postings; nothing to do on PostgreSQL). */
   warmUp(options?: { signal?: AbortSignal }): Promise<{ chatbots: number; words: number }>;
   /** How many users the database holds (the quickstart seeds only an empty one). */
@@ -75,8 +78,18 @@ export function wireParley(
   // Loaded on first use, so commands that never touch webhooks create no key file.
   const webhookSecrets = createDerivedWebhookSecrets(masterKey);
   // Uploads wait beside the database, so an ingestion resumed after a restart still finds them.
-  const uploads = { folder: `${config.databasePath === ":memory:" ? join(tmpdir(), "parley") : config.databasePath}.uploads`, maxFileBytes: config.maxUploadBytes };
-  const knowledgeSources = createKnowledgeSources({ allowPrivateUrls: config.allowPrivateUrls, maxFileBytes: config.maxUploadBytes, uploadsFolder: uploads.folder });
+  const uploads = {
+    folder: `${config.databasePath === ":memory:" ? join(tmpdir(), "parley") : config.databasePath}.uploads`,
+    maxFileBytes: config.maxUploadBytes,
+    maxRequestBytes: config.maxUploadRequestBytes,
+  };
+  const { timeoutMs, memoryMb, ...limits } = config.documents;
+  const knowledgeSources = createKnowledgeSources({
+    allowPrivateUrls: config.allowPrivateUrls,
+    maxFileBytes: config.maxUploadBytes,
+    uploadsFolder: uploads.folder,
+    documents: { timeoutMs, memoryMb, limits },
+  });
   const parley = createParley({
     ...engines,
     embedder,
@@ -92,9 +105,10 @@ export function wireParley(
     },
   });
   const secrets = [config.providers.openai.apiKey, config.providers.anthropic.apiKey, config.secretKey].filter((secret): secret is string => secret !== undefined);
-  const dispatcher = parley.createWebhookDispatcher({ log });
-  const ingestions = parley.createIngestionRunner({ log });
-  return { parley, embedder, webhookSecrets, dispatcher, ingestions, uploads, secrets };
+  // The API's webhooks connect only to the public address their own lookup found (no DNS rebinding).
+  const dispatcher = parley.createWebhookDispatcher({ log, ...(config.allowPrivateUrls ? {} : { fetchPublic: createPinnedFetch() }) });
+  const ingestions = parley.createIngestionRunner({ log, perUser: config.ingestionsPerUser });
+  return { parley, embedder, webhookSecrets, dispatcher, ingestions, uploads, secrets, maxStreamsPerKey: config.maxStreamsPerKey };
 }
 
 /**

@@ -43,7 +43,7 @@ async function addUploadedFiles({ parley, caller, request, uploads }: EndpointCo
   // A missing or foreign chatbot is 404 before a byte of the upload is read.
   await parley.operator.getChatbot(caller, chatbotId);
   await mkdir(uploads.folder, { recursive: true, mode: 0o700 });
-  const { files, folder } = await readUploadedFiles(request, { maxFileBytes: uploads.maxFileBytes, directory: uploads.folder });
+  const { files, folder } = await readUploadedFiles(request, { maxFileBytes: uploads.maxFileBytes, maxRequestBytes: uploads.maxRequestBytes, directory: uploads.folder });
   try {
     return await parley.operator.addKnowledge(caller, chatbotId, { kind: "files", files: files.map(({ name, path }) => ({ name, path })) });
   } catch (error) {
@@ -75,7 +75,7 @@ export const addDocument = defineEndpoint({
   operationId: "addDocument",
   summary: "Add knowledge: files, a URL or a text document",
   description:
-    "Queues an ingestion and answers 202 at once; `GET /v1/admin/ingestions/{ingestion_id}` tells its progress. Three forms: `multipart/form-data` with one or more `files` (PDF, DOCX, HTML, Markdown, text, typed by content; each file's name is its source), streamed to disk, each at most `PARLEY_MAX_UPLOAD_BYTES` (25 MiB; past it 413 `Each uploaded file must not exceed 25 MiB.` and the rest of the body is not read), at most 100; JSON `url` with `crawl` (`page`, `sitemap`, `site`) and `max_pages` (default 50), fetched from public addresses only unless `PARLEY_ALLOW_PRIVATE_URLS=true`; or JSON `title` and `text`. A document from the same source is replaced. A source that cannot be read is one `{source, detail}` of the ingestion's `errors` (docs/operations.md, Knowledge sources).",
+    "Queues an ingestion and answers 202 at once; `GET /v1/admin/ingestions/{ingestion_id}` tells its progress. Three forms: `multipart/form-data` with one or more `files` (PDF, DOCX, HTML, Markdown, text, typed by content; each file's name is its source), streamed to disk, each at most `PARLEY_MAX_UPLOAD_BYTES` (25 MiB; past it 413 `Each uploaded file must not exceed 25 MiB.` and the rest of the body is not read), at most 100, and at most `PARLEY_MAX_UPLOAD_REQUEST_BYTES` together (100 MiB; past it 413 `An upload's files together must not exceed 100 MiB.`); JSON `url` with `crawl` (`page`, `sitemap`, `site`) and `max_pages` (default 50), fetched from public addresses only unless `PARLEY_ALLOW_PRIVATE_URLS=true`; or JSON `title` and `text`. A document from the same source is replaced. A source that cannot be read is one `{source, detail}` of the ingestion's `errors` (docs/operations.md, Knowledge sources).",
   tag: TAG,
   access: key("admin"),
   body: {
