@@ -28,4 +28,6 @@ export interface Dependencies {
   checkWebhookUrl?: (url: string) => Promise<void>;
   /** Tells this process's ingestion runner that work was queued. */
   wakeIngestions?: () => void;
+  /** Told the id of each key revoked in this process, at once (open event streams of the key end). */
+  keyRevoked?: (keyId: string) => void;
 }

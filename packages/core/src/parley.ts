@@ -95,14 +95,26 @@ export function createParley(options: ParleyOptions) {
     wakeIngestions: () => {
       for (const runner of runners) runner.wake();
     },
+    keyRevoked: (keyId) => {
+      for (const listener of revocationListeners) listener(keyId);
+    },
   };
   const runners = new Set<IngestionRunner>();
+  const revocationListeners = new Set<(keyId: string) => void>();
 
   return {
     /** Subscribe to `conversation.started` and `message.received` in process. */
     events: dependencies.events,
     settings,
 
+    /**
+     * Calls `listener` with the id of every key revoked through this instance, right after the
+     * revocation is stored (the server ends the key's open event streams); returns the unsubscribe.
+     */
+    onKeyRevoked: (listener: (keyId: string) => void): (() => void) => {
+      revocationListeners.add(listener);
+      return () => revocationListeners.delete(listener);
+    },
     /** The caller behind an API key; `unauthorized` for a missing, malformed, unknown or revoked key. */
     authenticate: (apiKey: string | undefined | null) => authenticate(dependencies, apiKey),
     /** Counts a request against the caller's per-key rate limit; `rate_limited` when exceeded. */

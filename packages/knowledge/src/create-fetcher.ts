@@ -49,8 +49,12 @@ export function createFetcher(options: FetcherOptions) {
   // Keep-alive agents of their own, so a crawl reuses connections and closing them ends it.
   const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 4 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 4 }) };
 
-  /** One GET, following redirects; rejects with a FetchError. */
-  async function fetch(url: string, signal: AbortSignal, maxBytes = options.maxBytes): Promise<FetchedResource> {
+  /**
+   * One GET, following redirects; rejects with a FetchError. `beforeRedirect` is awaited for each
+   * redirect's target before it is requested (robots.txt of the target's own site): a rejection
+   * ends the fetch with it.
+   */
+  async function fetch(url: string, signal: AbortSignal, maxBytes = options.maxBytes, beforeRedirect?: (target: string) => Promise<void>): Promise<FetchedResource> {
     const deadline = AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]);
     let current = url;
     for (let redirects = 0; ; redirects += 1) {
@@ -60,6 +64,7 @@ export function createFetcher(options: FetcherOptions) {
         response.resume();
         if (redirects >= options.maxRedirects) throw new FetchError(url, `${url} redirects more than ${options.maxRedirects} times.`);
         current = new URL(location, current).href;
+        await beforeRedirect?.(current);
         continue;
       }
       const status = response.statusCode ?? 0;

@@ -1,9 +1,9 @@
 import { open, stat } from "node:fs/promises";
 import type { KnowledgeFile, KnowledgeItem, KnowledgeRequest, KnowledgeSources, UploadStore } from "@parley/core";
 import { createFetcher, formatBytes } from "./create-fetcher.js";
+import { createDocumentReader, type DocumentReaderOptions } from "./create-document-reader.js";
 import { DocumentError } from "./document-error.js";
 import type { LookupFunction } from "./public-lookup.js";
-import { readDocument } from "./read-document.js";
 import { readUrl } from "./read-url.js";
 
 /** The user agent Parley fetches with; robots.txt groups for `ParleyBot` apply to it. */
@@ -34,6 +34,8 @@ export interface KnowledgeSourcesOptions {
   uploads?: UploadStore;
   /** Which addresses count as public (default `isPublicAddress`); tests widen it to treat a local site as public. */
   isPublicAddress?: (address: string) => boolean;
+  /** Limits of the worker threads documents are parsed in: time, memory, PDF pages, HTML and DOCX sizes. */
+  documents?: DocumentReaderOptions;
 }
 
 /** Reads knowledge from files (PDF, DOCX, HTML, Markdown, text) and from the web, as the core's port. */
@@ -43,6 +45,8 @@ export function createKnowledgeSources(options: KnowledgeSourcesOptions = {}): K
   const maxFileBytes = options.maxFileBytes ?? 25 * 1024 * 1024;
   const userAgent = options.userAgent ?? PARLEY_USER_AGENT;
   const userAgentToken = userAgent.split("/")[0]!.trim();
+  // Parsing happens in worker threads: a hostile document never holds the server's event loop.
+  const reader = createDocumentReader(options.documents);
 
   /** An uploaded file's bytes from the store, or a file's from disk. */
   async function bytesOf(file: KnowledgeFile): Promise<Uint8Array> {
@@ -58,7 +62,7 @@ export function createKnowledgeSources(options: KnowledgeSourcesOptions = {}): K
       if (signal.aborted) return;
       try {
         const bytes = await bytesOf(file);
-        const { document, type } = await readDocument({ bytes, name: file.name, source: file.name });
+        const { document, type } = await reader.read({ bytes, name: file.name, source: file.name }, signal);
         yield { document, type, bytes: bytes.length };
       } catch (error) {
         if (!(error instanceof DocumentError)) throw error;
@@ -80,7 +84,7 @@ export function createKnowledgeSources(options: KnowledgeSourcesOptions = {}): K
       ...(options.isPublicAddress ? { isPublicAddress: options.isPublicAddress } : {}),
     });
     try {
-      yield* readUrl(url, crawl, crawl === "page" ? 1 : Math.max(1, maxPages), { fetcher, maxPageBytes, userAgentToken, signal });
+      yield* readUrl(url, crawl, crawl === "page" ? 1 : Math.max(1, maxPages), { fetcher, maxPageBytes, userAgentToken, signal, read: reader.read });
     } finally {
       fetcher.close();
     }

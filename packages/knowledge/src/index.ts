@@ -4,3 +4,5 @@ export { createPublicLookup, NonPublicAddressError, type LookupFunction } from "
 export { detectType, type DocumentType } from "./detect-type.js";
 export { readDocument, type DocumentBytes, type ReadDocument } from "./read-document.js";
 export { DocumentError } from "./document-error.js";
+export { createDocumentReader, type DocumentReader, type DocumentReaderOptions } from "./create-document-reader.js";
+export { DEFAULT_READ_LIMITS, type ReadLimits } from "./read-limits.js";

@@ -22,9 +22,16 @@ describe("isPublicAddress", () => {
     ]) {
       expect(isPublicAddress(address), address).toBe(false);
     }
-    // An embedded public IPv4 address stays public.
-    expect(isPublicAddress("::ffff:8.8.8.8")).toBe(true);
+    // An embedded public IPv4 address stays public in 6to4.
     expect(isPublicAddress("2002:808:808::1")).toBe(true);
+    expect(isPublicAddress("64:ff9b::8.8.8.8")).toBe(true);
+  });
+
+  it("refuses local-use NAT64 (64:ff9b:1::/48), and IPv4-mapped and IPv4-translated addresses whatever they carry (issue 24)", () => {
+    for (const address of ["64:ff9b:1::1", "64:ff9b:1::8.8.8.8", "64:ff9b:1:ffff:ffff:ffff:ffff:ffff", "::ffff:8.8.8.8", "::ffff:0808:0808", "::ffff:0:8.8.8.8", "::ffff:0:808:808"]) {
+      expect(isPublicAddress(address), address).toBe(false);
+    }
+    expect(isPublicAddress("64:ff9b:2::1")).toBe(true);
   });
 
   it("refuses what is not an address at all", () => {

@@ -25,6 +25,7 @@ const NON_PUBLIC_IPV4: [string, number][] = [
 
 const NON_PUBLIC_IPV6: [string, number][] = [
   ["::", 96], // unspecified, loopback and the deprecated IPv4-compatible form
+  ["64:ff9b:1::", 48], // local-use NAT64 (RFC 8215): translates to whatever the local network routes
   ["100::", 64], // discard
   ["2001::", 23], // IETF protocol assignments (Teredo, ORCHID…)
   ["2001:db8::", 32], // documentation
@@ -47,8 +48,9 @@ export function isPublicAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
   if (isIPv4(bare)) return !blocked.check(bare, "ipv4");
   if (!isIPv6(bare)) return false;
+  if (isMappedOrTranslated(bare)) return false;
   const embedded = embeddedIPv4(bare);
-  if (embedded !== null) return isPublicAddress(embedded);
+  if (embedded !== null && !isPublicAddress(embedded)) return false;
   return !blocked.check(bare, "ipv6");
 }
 
@@ -64,6 +66,20 @@ function embeddedIPv4(address: string): string | null {
   if (isMapped || isNat64) return ipv4From(groups[6]!, groups[7]!);
   if (groups[0] === 0x2002) return ipv4From(groups[1]!, groups[2]!);
   return null;
+}
+
+/**
+ * IPv4-mapped (::ffff:0:0/96) and IPv4-translated (::ffff:0:0:0/96) addresses are refused whatever
+ * they carry: no public server is reached through them, and a socket given one talks IPv4 to
+ * whatever it embeds. (Node's BlockList matches every IPv4 address against an IPv6 rule for
+ * ::ffff:0:0/96, so these are recognised here instead.)
+ */
+function isMappedOrTranslated(address: string): boolean {
+  const groups = expandIPv6(address);
+  if (groups === null) return false;
+  const mapped = groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff;
+  const translated = groups.slice(0, 4).every((group) => group === 0) && groups[4] === 0xffff && groups[5] === 0;
+  return mapped || translated;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address, a trailing dotted IPv4 part included. */

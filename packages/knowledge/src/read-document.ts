@@ -1,6 +1,8 @@
 import type { DocumentInput, Section } from "@parley/core";
 import { detectType, type DocumentType } from "./detect-type.js";
 import { DocumentError } from "./document-error.js";
+import { formatBytes } from "./create-fetcher.js";
+import { DEFAULT_READ_LIMITS, type ReadLimits } from "./read-limits.js";
 
 /** Bytes to read, with what is known of where they came from. */
 export interface DocumentBytes {
@@ -22,8 +24,12 @@ export interface ReadDocument {
   links: string[];
 }
 
-/** Reads bytes of any supported type into a document; an unreadable one is a DocumentError. */
-export async function readDocument(input: DocumentBytes): Promise<ReadDocument> {
+/**
+ * Reads bytes of any supported type into a document; an unreadable one, or one past `limits`,
+ * is a DocumentError. Runs the parsers on the calling thread: the server calls it inside a
+ * worker (`createDocumentReader`), never on its event loop.
+ */
+export async function readDocument(input: DocumentBytes, limits: ReadLimits = DEFAULT_READ_LIMITS): Promise<ReadDocument> {
   const type = detectType(input.bytes, input.name, input.contentType ?? null);
   if (typeof type !== "string") {
     throw new DocumentError(`Unsupported file type: ${type.unsupported}. Parley reads PDF, DOCX, HTML, Markdown and plain text.`);
@@ -32,9 +38,10 @@ export async function readDocument(input: DocumentBytes): Promise<ReadDocument> 
   let read: { title: string; source: string; sections?: Section[]; text?: string; links?: string[] };
   // Each parser is loaded on first use: pdf.js alone takes half a second to load, and every
   // `parley` command (most of which never read a document) would pay it at start.
-  if (type === "pdf") read = { title: fileName, source: input.source, sections: await (await import("./read-pdf.js")).readPdf(input.bytes) };
-  else if (type === "docx") read = { title: fileName, source: input.source, sections: await (await import("./read-docx.js")).readDocx(input.bytes) };
+  if (type === "pdf") read = { title: fileName, source: input.source, sections: await (await import("./read-pdf.js")).readPdf(input.bytes, limits.maxPdfPages) };
+  else if (type === "docx") read = { title: fileName, source: input.source, sections: await (await import("./read-docx.js")).readDocx(input.bytes, limits.maxDocxUnpackedBytes) };
   else if (type === "html") {
+    if (input.bytes.length > limits.maxHtmlBytes) throw new DocumentError(`The HTML page is larger than ${formatBytes(limits.maxHtmlBytes)}; it is refused.`);
     const { readHtml } = await import("./read-html.js");
     const page = readHtml(decode(input.bytes, input.contentType ?? null), input.url ?? null);
     read = { title: page.title ?? fileName, source: page.canonicalUrl ?? input.source, sections: page.sections, links: page.links };

@@ -1,21 +1,20 @@
 import type { Section } from "@parley/core";
 import { parseHTML } from "linkedom";
 import mammoth from "mammoth";
+import { formatBytes } from "./create-fetcher.js";
 import { DocumentError } from "./document-error.js";
 import { htmlToSections } from "./html-to-sections.js";
-import { zipUnpackedSize } from "./zip-unpacked-size.js";
-
-/** What a DOCX may unpack to: text-heavy documents of thousands of pages stay far below it. */
-const MAX_UNPACKED_BYTES = 256 * 2 ** 20;
+import { checkZipUnpackedSize } from "./zip-unpacked-size.js";
 
 /**
  * A DOCX document's text through mammoth: paragraphs, lists and tables as text, in sections
- * labelled by the headings above them. A damaged file or one with no text is a DocumentError.
+ * labelled by the headings above them. A damaged file, one with no text, or one that really
+ * unpacks to more than `maxUnpackedBytes` (a "zip bomb") is a DocumentError.
  */
-export async function readDocx(bytes: Uint8Array): Promise<Section[]> {
-  const unpacked = zipUnpackedSize(bytes);
-  if (unpacked === null) throw new DocumentError("The DOCX file is damaged and could not be read.");
-  if (unpacked > MAX_UNPACKED_BYTES) throw new DocumentError(`The DOCX file unpacks to more than ${MAX_UNPACKED_BYTES / 2 ** 20} MiB; it is refused.`);
+export async function readDocx(bytes: Uint8Array, maxUnpackedBytes: number): Promise<Section[]> {
+  const unpacked = await checkZipUnpackedSize(bytes, maxUnpackedBytes);
+  if (unpacked === "damaged") throw new DocumentError("The DOCX file is damaged and could not be read.");
+  if (unpacked === "too large") throw new DocumentError(`The DOCX file unpacks to more than ${formatBytes(maxUnpackedBytes)}; it is refused.`);
   let html: string;
   try {
     // Images would come back as base64 data URLs; they carry no text, so they are dropped.

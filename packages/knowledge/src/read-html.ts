@@ -33,6 +33,10 @@ const MIN_ARTICLE_SHARE = 0.25;
  * Reads an HTML page: the main content through Mozilla's Readability (navigation, footers and
  * scripts left out), or, when Readability finds no article, the body without its boilerplate.
  * `url` (the page's address, or null for a file) resolves links and the canonical URL.
+ *
+ * The page is parsed once: parse time grows faster than size on deeply nested markup, so the
+ * title, links and body are read from one tree before Readability (which rewrites the tree in
+ * place) runs on it, and Readability hands its article back as an element, not as HTML to parse.
  */
 export function readHtml(html: string, url: string | null): HtmlPage {
   const document = parseHTML(html).document as unknown as QueryRoot;
@@ -41,24 +45,20 @@ export function readHtml(html: string, url: string | null): HtmlPage {
   const canonicalUrl = url ? canonicalOf(document, url) : null;
 
   // Boilerplate goes before Readability too: on a short page it keeps navigation as content.
-  const withoutBoilerplate = () => {
-    const { document: copy } = parseHTML(html);
-    for (const element of Array.from((copy as unknown as QueryRoot).querySelectorAll(BOILERPLATE))) element.remove();
-    return copy;
-  };
+  for (const element of Array.from(document.querySelectorAll(BOILERPLATE))) element.remove();
   // The whole document, not only <body>: linkedom leaves a page without <html>/<body> tags bodiless.
-  const bodySections = htmlToSections(withoutBoilerplate() as never);
+  const bodySections = htmlToSections(document as never);
   const bodyLength = lengthOf(bodySections);
 
-  let article: { content?: string | null } | null;
+  let article: { content?: unknown } | null;
   try {
-    article = new Readability(withoutBoilerplate() as never, { charThreshold: 200 }).parse();
+    article = new Readability(document as never, { charThreshold: 200, serializer: (element) => element }).parse();
   } catch {
     // Readability gives up on some malformed trees; the body without boilerplate still reads.
     article = null;
   }
   if (article?.content) {
-    const sections = htmlToSections(parseHTML(`<!DOCTYPE html><html><body>${article.content}</body></html>`).document.body as never);
+    const sections = htmlToSections(article.content as never);
     // Readability can pick one teaser box on a page of many; then the whole body reads better.
     if (lengthOf(sections) >= bodyLength * MIN_ARTICLE_SHARE) return { title, canonicalUrl, sections, links };
   }

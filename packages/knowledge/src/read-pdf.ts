@@ -19,14 +19,18 @@ interface Line {
 /**
  * The text of every page of a PDF, in the order pdf.js lays it out, one section per page
  * labelled "page N" (pages without text are left out). An encrypted, damaged or image-only PDF
- * is a DocumentError, never an empty document.
+ * is a DocumentError, never an empty document, and so is one of more than `maxPages` pages,
+ * refused before any page is read (pages are read one after the other, each costing time).
  */
-export async function readPdf(bytes: Uint8Array): Promise<Section[]> {
+export async function readPdf(bytes: Uint8Array, maxPages: number): Promise<Section[]> {
   // pdf.js takes ownership of the buffer it is given, so it gets a copy.
   const pdf = await getDocumentProxy(new Uint8Array(bytes), { isEvalSupported: false, stopAtErrors: false, verbosity: 0 }).catch((error: unknown) => {
     throw pdfError(error);
   });
   try {
+    if (pdf.numPages > maxPages) {
+      throw new DocumentError(`The PDF has ${pdf.numPages.toLocaleString("en-US")} pages, more than the ${maxPages.toLocaleString("en-US")} a document may have; split it and add the parts.`);
+    }
     const sections: Section[] = [];
     for (let pageNumber = 1; pageNumber <= pdf.numPages; pageNumber += 1) {
       const page = await pdf.getPage(pageNumber);

@@ -1,7 +1,7 @@
 import type { CrawlMode, KnowledgeItem } from "@parley/core";
 import { FetchError, type Fetcher } from "./create-fetcher.js";
 import { DocumentError } from "./document-error.js";
-import { readDocument } from "./read-document.js";
+import type { DocumentBytes, ReadDocument } from "./read-document.js";
 import { readSitemap } from "./read-sitemap.js";
 import { createRobotsRules } from "./robots-rules.js";
 
@@ -11,6 +11,8 @@ export interface UrlReaderOptions {
   maxPageBytes: number;
   userAgentToken: string;
   signal: AbortSignal;
+  /** Parses a fetched page or file (in a worker thread: see `createDocumentReader`). */
+  read: (input: DocumentBytes, signal?: AbortSignal) => Promise<ReadDocument>;
 }
 
 /** Links to these are never pages worth reading, so a crawl does not spend its pages on them. */
@@ -52,18 +54,22 @@ export async function* readUrl(url: string, crawl: CrawlMode, maxPages: number, 
         continue;
       }
       fetched += 1;
-      const resource = await fetcher.fetch(pageUrl, signal);
+      // Every redirect's target answers to its own site's robots.txt, as if it had been linked.
+      const resource = await fetcher.fetch(pageUrl, signal, undefined, async (target) => {
+        await fetcher.assertPublic(target);
+        if (!(await rulesFor(target)).isAllowed(target)) throw new FetchError(target, `robots.txt disallows fetching ${target}.`);
+      });
       visited.add(resource.url);
       if (isStart) siteOrigin = new URL(resource.url).origin;
       // A same-site link that redirects to another site leaves the crawl there.
       else if (crawl === "site" && new URL(resource.url).origin !== siteOrigin) continue;
-      const { document, type, links } = await readDocument({
+      const { document, type, links } = await options.read({
         bytes: resource.body,
         name: nameOf(resource.url),
         source: resource.url,
         contentType: resource.contentType,
         url: resource.url,
-      });
+      }, signal);
       if (crawl === "site") queue.push(...sameSiteLinks(links, siteOrigin, visited));
       // Two addresses of one page (a redirect, a canonical link) give one document.
       if (sources.has(document.source)) continue;

@@ -127,6 +127,32 @@ describe("site crawl", () => {
 });
 
 describe("robots.txt and stopping", () => {
+  it("applies robots.txt to a redirect's target on the same site, without fetching it (issue 24)", async () => {
+    const redirecting = await startTestSite({ redirects: { "/go": "/private/secret" } });
+    try {
+      expect(await read({ kind: "url", url: `${redirecting.origin}/go`, crawl: "page", maxPages: 1 })).toEqual([
+        { source: `${redirecting.origin}/go`, error: `robots.txt disallows fetching ${redirecting.origin}/private/secret.` },
+      ]);
+      expect(redirecting.requests.map((request) => request.path)).toEqual(["/robots.txt", "/go"]);
+    } finally {
+      await redirecting.close();
+    }
+  });
+
+  it("applies the target site's own robots.txt to a redirect to another site, without fetching the page (issue 24)", async () => {
+    // This site allows /away; the site it redirects to disallows /private/ in its own robots.txt.
+    const redirecting = await startTestSite({ redirects: { "/away": `${site.origin}/private/secret` } });
+    const before = site.requests.length;
+    try {
+      expect(await read({ kind: "url", url: `${redirecting.origin}/away`, crawl: "page", maxPages: 1 })).toEqual([
+        { source: `${redirecting.origin}/away`, error: `robots.txt disallows fetching ${site.origin}/private/secret.` },
+      ]);
+      expect(site.requests.slice(before).map((request) => request.path).filter((path) => path !== "/robots.txt")).toEqual([]);
+    } finally {
+      await redirecting.close();
+    }
+  });
+
   it("treats a site whose robots.txt answers 5xx as disallowed, and one without robots.txt as allowed", async () => {
     const failing = await startTestSite({ robotsStatus: 503 });
     const missing = await startTestSite({ robotsStatus: 404 });

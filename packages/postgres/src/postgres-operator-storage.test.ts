@@ -56,7 +56,7 @@ async function script(storage: Storage) {
   await storage.updateChatbot(id(11), { deletedAt: START + 6 * DAY });
   await storage.createIngestion({
     id: id(900), userId: id(1), chatbotId: id(10), status: "queued", request: { urls: ["https://example.com/a"] } as never,
-    documentsTotal: null, documentsDone: 0, chunks: 0, errors: [], createdAt: START, startedAt: null, finishedAt: null, leasedUntil: null,
+    documentsTotal: null, documentsDone: 0, chunks: 0, errors: [], createdAt: START, startedAt: null, finishedAt: null, leasedUntil: null, attempts: 0,
   });
   return { a, b, c, e };
 }
@@ -65,7 +65,7 @@ async function script(storage: Storage) {
 async function reads(storage: Storage, facts: Awaited<ReturnType<typeof script>>) {
   const page1 = await storage.listConversations({ ownerId: id(1), limit: 2 });
   const last = page1.at(-1)!;
-  const claimed = await storage.claimIngestion({ now: START + 7 * DAY, leaseUntil: START + 7 * DAY + 60 });
+  const claimed = await storage.claimIngestion({ now: START + 7 * DAY, leaseUntil: START + 7 * DAY + 60, perUser: 1 });
   const updated = await storage.updateIngestion(id(900), {
     startedAt: claimed!.startedAt!, documentsTotal: 1, documentsDone: 1, chunks: 3, errors: [], leaseUntil: START + 8 * DAY, finished: { status: "succeeded", at: START + 7 * DAY + 30 },
   });
@@ -88,7 +88,7 @@ async function reads(storage: Storage, facts: Awaited<ReturnType<typeof script>>
     usage: await storage.getUsageBreakdown(id(1), { from: START, to: START + 5 * DAY }),
     claimed,
     updated,
-    again: await storage.claimIngestion({ now: START + 9 * DAY, leaseUntil: START + 9 * DAY + 60 }),
+    again: await storage.claimIngestion({ now: START + 9 * DAY, leaseUntil: START + 9 * DAY + 60, perUser: 1 }),
   };
 }
 

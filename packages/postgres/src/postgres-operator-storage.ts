@@ -16,10 +16,11 @@ import {
 interface IngestionRow {
   id: string; user_id: string; chatbot_id: string; status: string; request: string; documents_total: number | null; documents_done: number;
   chunks: number; errors: string; created_at: number; started_at: number | null; finished_at: number | null; leased_until: number | null;
+  attempts: number;
 }
 
 const INGESTION_COLUMNS =
-  "id, user_id, chatbot_id, status, request, documents_total, documents_done, chunks, errors, created_at, started_at, finished_at, leased_until";
+  "id, user_id, chatbot_id, status, request, documents_total, documents_done, chunks, errors, created_at, started_at, finished_at, leased_until, attempts";
 
 // The latest message of a conversation, read through messages_by_conversation (one probe).
 const SUMMARY_COLUMNS = `${CONVERSATION_COLUMNS.split(", ").map((column) => `c.${column}`).join(", ")},
@@ -50,12 +51,21 @@ const SQL = {
     FROM conversations c JOIN messages m ON m.conversation_id = c.id
     WHERE c.owner_id = $1 AND m.role = 'user' AND m.created_at >= $2 AND m.created_at < $3
     GROUP BY date ORDER BY date`,
-  insertIngestion: `INSERT INTO ingestions (${INGESTION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+  insertIngestion: `INSERT INTO ingestions (${INGESTION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
   getIngestion: `SELECT ${INGESTION_COLUMNS} FROM ingestions WHERE id = $1`,
-  // SKIP LOCKED: two runners claiming at once take different ingestions.
-  nextIngestion: "SELECT id FROM ingestions WHERE status = 'queued' OR (status = 'running' AND leased_until <= $1) ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED",
+  // Claims take turns (a transaction-scoped advisory lock): the count of a user's live leases
+  // must not change between reading it and taking one more, whichever process claims.
+  lockClaims: "SELECT pg_advisory_xact_lock(hashtext('parley.ingestions.claim'))",
+  // Fair between users (the Storage port's claimIngestion): live leases per user, then the
+  // user served longest ago, then the oldest ingestion.
+  nextIngestion: `SELECT id FROM (
+      SELECT i.id, i.created_at, i.seq,
+        (SELECT count(*) FROM ingestions r WHERE r.user_id = i.user_id AND r.status = 'running' AND r.leased_until > $1) AS live,
+        coalesce((SELECT max(s.started_at) FROM ingestions s WHERE s.user_id = i.user_id), -1) AS last_start
+      FROM ingestions i WHERE i.status = 'queued' OR (i.status = 'running' AND i.leased_until <= $1)) candidates
+    WHERE live < $2 ORDER BY live, last_start, created_at, seq LIMIT 1`,
   startIngestion: `UPDATE ingestions SET status = 'running', started_at = $1, leased_until = $2, documents_total = NULL, documents_done = 0,
-    chunks = 0, errors = '[]' WHERE id = $3 RETURNING ${INGESTION_COLUMNS}`,
+    chunks = 0, errors = '[]', attempts = attempts + 1 WHERE id = $3 RETURNING ${INGESTION_COLUMNS}`,
   updateIngestion: `UPDATE ingestions SET documents_total = $3, documents_done = $4, chunks = $5, errors = $6, leased_until = $7, status = $8, finished_at = $9
     WHERE id = $1 AND status = 'running' AND started_at = $2 RETURNING ${INGESTION_COLUMNS}`,
 } as const;
@@ -74,6 +84,7 @@ const ingestionFromRow = (row: IngestionRow): Ingestion => ({
   startedAt: row.started_at,
   finishedAt: row.finished_at,
   leasedUntil: row.leased_until,
+  attempts: row.attempts,
 });
 
 /** Conversation lists, the outbox as a feed (for SSE on every process), usage and ingestions on PostgreSQL. */
@@ -116,7 +127,7 @@ export function createPostgresOperatorStorage(pool: pg.Pool): OperatorStorage {
       await pool.query(SQL.insertIngestion, [
         ingestion.id, ingestion.userId, ingestion.chatbotId, ingestion.status, JSON.stringify(ingestion.request), ingestion.documentsTotal,
         ingestion.documentsDone, ingestion.chunks, JSON.stringify(ingestion.errors), ingestion.createdAt, ingestion.startedAt, ingestion.finishedAt,
-        ingestion.leasedUntil,
+        ingestion.leasedUntil, ingestion.attempts,
       ]);
       return structuredClone(ingestion);
     },
@@ -124,9 +135,10 @@ export function createPostgresOperatorStorage(pool: pg.Pool): OperatorStorage {
       const { rows } = await pool.query<IngestionRow>(SQL.getIngestion, [id]);
       return rows[0] ? ingestionFromRow(rows[0]) : null;
     },
-    async claimIngestion({ now, leaseUntil }) {
+    async claimIngestion({ now, leaseUntil, perUser }) {
       const row = await inTransaction(pool, async (client) => {
-        const next = (await client.query<{ id: string }>(SQL.nextIngestion, [now])).rows[0];
+        await client.query(SQL.lockClaims);
+        const next = (await client.query<{ id: string }>(SQL.nextIngestion, [now, perUser])).rows[0];
         return next && (await client.query<IngestionRow>(SQL.startIngestion, [now, leaseUntil, next.id])).rows[0];
       });
       return row ? ingestionFromRow(row) : null;

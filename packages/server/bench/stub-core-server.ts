@@ -7,7 +7,7 @@ import { consoleLog, createRequestHandler } from "../src/http/create-request-han
 
 const caller = {
   user: { id: "7b0c6d1e-0000-4000-8000-000000000001", email: "bench@example.com", planName: "bench", monthlyMessagesOverride: null, createdAt: 0 },
-  apiKey: { id: "7b0c6d1e-0000-4000-8000-000000000002", userId: "7b0c6d1e-0000-4000-8000-000000000001", name: "bench", keyHash: "", createdAt: 0, revokedAt: null },
+  apiKey: { id: "7b0c6d1e-0000-4000-8000-000000000002", userId: "7b0c6d1e-0000-4000-8000-000000000001", name: "bench", scope: "chat", keyHash: "", createdAt: 0, revokedAt: null },
 };
 const chatbots = [
   { id: "7b0c6d1e-0000-4000-8000-000000000003", name: "Appliance Support", slug: "appliance-support", provider: "openai", is_active: true, created_at: "2026-11-21T13:00:00.000000+00:00" },

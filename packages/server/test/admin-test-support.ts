@@ -42,12 +42,12 @@ export async function request(url: string, key: string | undefined, method: stri
 }
 
 /** A running server on a fresh database, the fake OpenAI behind it, and two tenants. */
-export async function startOperatorServer(options: { heartbeatMs?: number; env?: Record<string, string> } = {}) {
+export async function startOperatorServer(options: { heartbeatMs?: number; keyRecheckMs?: number; env?: Record<string, string> } = {}) {
   // The tests' webhook receivers listen on 127.0.0.1, which an API caller may use only when allowed.
   const context = await environment({ PARLEY_ALLOW_PRIVATE_URLS: "true", ...options.env });
   const runtime: SqliteRuntime = openParley(loadConfig(context.env), { log: () => {} });
   const logs: Record<string, unknown>[] = [];
-  const running: RunningServer = await startServer({ runtime, port: 0, host: "127.0.0.1", log: (line) => logs.push(line), heartbeatMs: options.heartbeatMs });
+  const running: RunningServer = await startServer({ runtime, port: 0, host: "127.0.0.1", log: (line) => logs.push(line), heartbeatMs: options.heartbeatMs, keyRecheckMs: options.keyRecheckMs });
   const { admin } = runtime.parley;
   const tenant = async (email: string, botName: string): Promise<Tenant> => {
     const userId = (await admin.createUser({ email })).id;

@@ -72,6 +72,8 @@ describe("parley backup --to FILE", () => {
 
     expect(backup.code).toBe(0);
     expect(JSON.parse(backup.stdout)).toEqual({ to: backupPath, bytes: statSync(backupPath).size, pages: expect.any(Number), key_file: null });
+    // Every conversation is in the copy: only its owner may read it (it was 0644).
+    expect(statSync(backupPath).mode & 0o777).toBe(0o600);
     const copied = checkConsistent(backupPath);
     const live = checkConsistent(world.env.PARLEY_DB!);
     // The copy was taken mid-load: it has messages, and fewer than the load went on to store.

@@ -9,7 +9,7 @@ let key = "";
 let bot = "";
 
 beforeAll(async () => {
-  context = await environment({ PARLEY_ALLOW_PRIVATE_URLS: "true", PARLEY_MAX_UPLOAD_BYTES: String(1024 * 1024) });
+  context = await environment({ PARLEY_ALLOW_PRIVATE_URLS: "true", PARLEY_MAX_UPLOAD_BYTES: String(1024 * 1024), PARLEY_MAX_UPLOAD_REQUEST_BYTES: String(3 * 1024 * 1024) });
   server = await serve(context.env);
   site = await startTestSite();
   const { admin } = server.runtime.parley;
@@ -68,6 +68,17 @@ describe("POST /v1/admin/chatbots/{id}/documents", () => {
     const tooBig = await upload(["huge.txt", Buffer.alloc(1024 * 1024 + 1, "a")]);
     expect(tooBig).toEqual({ status: 413, json: { detail: "Each uploaded file must not exceed 1 MiB." } });
     expect(waiting()).toBe(0);
+  });
+
+  it("answers 413 for files that each fit but together pass PARLEY_MAX_UPLOAD_REQUEST_BYTES, and keeps nothing of them", async () => {
+    // The review's 40 files of 25 MiB (1 GB in one request), at this server's scale: 4 files of 1 MiB against 3 MiB.
+    const file = Buffer.alloc(1024 * 1024, "a");
+    const refused = await upload(["a.txt", file], ["b.txt", file], ["c.txt", file], ["d.txt", file]);
+    expect(refused).toEqual({ status: 413, json: { detail: "An upload's files together must not exceed 3 MiB." } });
+    expect(waiting()).toBe(0);
+    const accepted = await upload(["a.txt", file], ["b.txt", file], ["c.txt", file]);
+    expect(accepted.status).toBe(202);
+    expect(await finished(accepted.json.id)).toMatchObject({ status: "succeeded", documents_done: 3 });
   });
 
   it("answers 404 for another chatbot id before reading the upload", async () => {

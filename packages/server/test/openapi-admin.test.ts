@@ -1,9 +1,9 @@
 import { existsSync, statSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminResponseValidators } from "../src/http/admin-response-schemas.js";
-import { validateEventBody } from "../src/http/event-schemas.js";
 import { call, environment, serve } from "./harness.js";
-import { document, expectDocumented, resolve } from "./openapi-support.js";
+import { document, expectDocumented, resolve, viewValidators as adminResponseValidators } from "./openapi-support.js";
+
+const validateEventBody = adminResponseValidators.EventBody;
 
 // Real answers of a running server to every operator route (and the session messages route)
 // against docs/openapi.json: each success against its view's schema, each refusal's text

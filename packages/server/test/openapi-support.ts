@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { expect } from "vitest";
-import { responseValidators } from "../src/http/schemas.js";
+import { VIEWS } from "../src/http/views.js";
 import type { call } from "./harness.js";
 
 const DOCUMENT_PATH = fileURLToPath(new URL("../../../docs/openapi.json", import.meta.url));
@@ -46,6 +46,16 @@ export function resolve(node: unknown): unknown {
 /** The validator of the OpenAPI 3.1 dialect (JSON Schema 2020-12). */
 export const ajv = new Ajv2020({ strict: true, allErrors: true });
 ajv.addFormat("uuid", /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+
+/** A validator per view (every one that stands alone, without a `$ref`), for tests that check real answers against the document. */
+export const viewValidators = Object.fromEntries(
+  Object.entries(VIEWS)
+    .filter(([, schema]) => !JSON.stringify(schema).includes('"$ref"'))
+    .map(([name, schema]) => [name, ajv.compile(schema)]),
+) as Record<Exclude<keyof typeof VIEWS, "ChatbotList">, ReturnType<typeof ajv.compile>>;
+
+/** The validators of the spec's answers. */
+export const responseValidators = { chat: viewValidators.ChatResponse, summary: viewValidators.ChatbotSummary, detail: viewValidators.ChatbotDetail, error: viewValidators.Error };
 
 /** Checks one real response against its operation's documented response: body schema, headers, and the detail among the examples. */
 export function expectDocumented(path: string, method: string, response: Awaited<ReturnType<typeof call>>) {

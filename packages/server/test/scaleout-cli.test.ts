@@ -35,7 +35,7 @@ describe("the CLI on PostgreSQL", () => {
   it("migrates, then every command works on the database PARLEY_DATABASE_URL names", async () => {
     const env = { ...context.env, PARLEY_DATABASE_URL: database.url };
     const cli = (...args: string[]) => runCli(args, env);
-    expect((await cli("migrate")).json).toEqual({ engine: "postgres", schema: { storage: 2, search: 2 }, vectors: database.vectors });
+    expect((await cli("migrate")).json).toEqual({ engine: "postgres", schema: { storage: 3, search: 2 }, vectors: database.vectors });
     const user = (await cli("user", "create", "--email", "pg@example.com")).json as Record<string, string>;
     const bot = (await cli("bot", "create", "--user", user.id!, "--name", "Kettle Bot", "--provider", "openai", "--model", "m")).json as Record<string, string>;
     expect(bot).toMatchObject({ slug: "kettle-bot" });
@@ -117,7 +117,7 @@ describe.skipIf(testDatabaseUrl === undefined)("the CLI on a PostgreSQL server w
     try {
       if (own.vectors === "pgvector") return; // this server has pgvector: nothing to refuse
       const env = { ...context.env, PARLEY_DATABASE_URL: own.url };
-      expect((await runCli(["migrate"], env)).json).toEqual({ engine: "postgres", schema: { storage: 2, search: 2 }, vectors: "in-process" });
+      expect((await runCli(["migrate"], env)).json).toEqual({ engine: "postgres", schema: { storage: 3, search: 2 }, vectors: "in-process" });
       const moved = await runCli(["migrate", "--vectors", "pgvector"], env);
       expect(moved.code).toBe(1);
       expect(moved.stderr).toBe(

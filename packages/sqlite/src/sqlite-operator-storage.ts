@@ -18,10 +18,11 @@ interface IngestionRow {
   started_at: number | null;
   finished_at: number | null;
   leased_until: number | null;
+  attempts: number;
 }
 
 const INGESTION_COLUMNS =
-  "id, user_id, chatbot_id, status, request, documents_total, documents_done, chunks, errors, created_at, started_at, finished_at, leased_until";
+  "id, user_id, chatbot_id, status, request, documents_total, documents_done, chunks, errors, created_at, started_at, finished_at, leased_until, attempts";
 
 // The latest message of a conversation, read through messages_by_conversation (one probe).
 const SUMMARY_COLUMNS = `${CONVERSATION_COLUMNS.split(", ").map((column) => `c.${column}`).join(", ")},
@@ -44,6 +45,7 @@ const ingestionFromRow = (row: IngestionRow): Ingestion => ({
   startedAt: row.started_at,
   finishedAt: row.finished_at,
   leasedUntil: row.leased_until,
+  attempts: row.attempts,
 });
 
 /** Conversation lists, the outbox as a feed, usage and ingestions on SQLite; writes run through `write` (one IMMEDIATE transaction). */
@@ -87,15 +89,22 @@ export function createSqliteOperatorStorage(database: Database, write: <Result>(
     ),
     insertIngestion: prepare<IngestionRow>(
       `INSERT INTO ingestions (${INGESTION_COLUMNS}) VALUES (@id, @user_id, @chatbot_id, @status, @request, @documents_total,
-       @documents_done, @chunks, @errors, @created_at, @started_at, @finished_at, @leased_until)`,
+       @documents_done, @chunks, @errors, @created_at, @started_at, @finished_at, @leased_until, @attempts)`,
     ),
     getIngestion: prepare<[string], IngestionRow>(`SELECT ${INGESTION_COLUMNS} FROM ingestions WHERE id = ?`),
-    nextIngestion: prepare<[number], { id: string }>(
-      `SELECT id FROM ingestions WHERE status = 'queued' OR (status = 'running' AND leased_until <= ?) ORDER BY created_at, seq LIMIT 1`,
+    // Fair between users (the Storage port's claimIngestion): live leases per user, then the
+    // user served longest ago, then the oldest ingestion.
+    nextIngestion: prepare<{ now: number; per_user: number }, { id: string }>(
+      `SELECT id FROM (
+         SELECT i.id, i.created_at, i.seq,
+           (SELECT count(*) FROM ingestions r WHERE r.user_id = i.user_id AND r.status = 'running' AND r.leased_until > @now) AS live,
+           coalesce((SELECT max(s.started_at) FROM ingestions s WHERE s.user_id = i.user_id), -1) AS last_start
+         FROM ingestions i WHERE i.status = 'queued' OR (i.status = 'running' AND i.leased_until <= @now))
+       WHERE live < @per_user ORDER BY live, last_start, created_at, seq LIMIT 1`,
     ),
     startIngestion: prepare<[number, number, string], IngestionRow>(
       `UPDATE ingestions SET status = 'running', started_at = ?, leased_until = ?, documents_total = NULL, documents_done = 0,
-       chunks = 0, errors = '[]' WHERE id = ? RETURNING ${INGESTION_COLUMNS}`,
+       chunks = 0, errors = '[]', attempts = attempts + 1 WHERE id = ? RETURNING ${INGESTION_COLUMNS}`,
     ),
     updateIngestion: prepare<
       { id: string; started_at: number; documents_total: number | null; documents_done: number; chunks: number; errors: string; leased_until: number | null; status: string; finished_at: number | null },
@@ -154,6 +163,7 @@ export function createSqliteOperatorStorage(database: Database, write: <Result>(
           started_at: ingestion.startedAt,
           finished_at: ingestion.finishedAt,
           leased_until: ingestion.leasedUntil,
+          attempts: ingestion.attempts,
         }),
       );
       return structuredClone(ingestion);
@@ -162,9 +172,9 @@ export function createSqliteOperatorStorage(database: Database, write: <Result>(
       const row = statements.getIngestion.get(id);
       return row ? ingestionFromRow(row) : null;
     },
-    async claimIngestion({ now, leaseUntil }) {
+    async claimIngestion({ now, leaseUntil, perUser }) {
       const row = write(() => {
-        const next = statements.nextIngestion.get(now);
+        const next = statements.nextIngestion.get({ now, per_user: perUser });
         return next && statements.startIngestion.get(now, leaseUntil, next.id);
       });
       return row ? ingestionFromRow(row) : null;

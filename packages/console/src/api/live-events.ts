@@ -2,7 +2,7 @@ import { signal } from "@preact/signals";
 import { signOut } from "../session/session.js";
 import { authorization } from "./client.js";
 import { createSseParser } from "./sse-parser.js";
-import type { ParleyEvent } from "./types.js";
+import type { EventBody, ParleyEvent } from "./types.js";
 
 /** How the console hears about changes: the SSE stream, or polling while the stream fails. */
 export type LiveMode = "off" | "connecting" | "live" | "polling";
@@ -104,16 +104,18 @@ async function readStream(key: string, position: { lastEventId?: string }, abort
     if (done) return;
     for (const event of parser.feed(value)) {
       if (event.id !== undefined) position.lastEventId = event.id;
-      const parsed = parseEvent(event.id, event.event, event.data);
+      const parsed = parseEvent(event.id, event.data);
       if (parsed) emit(parsed);
     }
   }
 }
 
-function parseEvent(id: string | undefined, type: string, data: string): ParleyEvent | null {
+/** An event of the stream, or null for a line that is not one (the server writes every `data:` line as an EventBody). */
+function parseEvent(id: string | undefined, data: string): ParleyEvent | null {
   try {
-    const body = JSON.parse(data) as { type?: string; data?: ParleyEvent["data"] };
-    return { id: id ?? "", type: body.type ?? type, data: body.data ?? {} };
+    const body = JSON.parse(data) as Partial<EventBody> | null;
+    if (typeof body?.type !== "string" || typeof body.data !== "object" || body.data === null) return null;
+    return { id: id ?? "", type: body.type, data: body.data } as ParleyEvent;
   } catch {
     return null;
   }

@@ -64,6 +64,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/chatbots/{chatbot_id}/sessions/{session_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A session's messages, for integrations without webhooks
+         * @description Any key of the chatbot's owner (chat or admin), with the limits of the spec routes. The messages of the conversation of (chatbot, session), oldest first; with `?after=` only the later ones: poll with the id of the last message seen to get an agent's replies.
+         */
+        get: operations["listSessionMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -151,7 +171,7 @@ export interface paths {
         put?: never;
         /**
          * Add knowledge: files, a URL or a text document
-         * @description Queues an ingestion and answers 202 at once; `GET /v1/admin/ingestions/{ingestion_id}` tells its progress. Three forms: `multipart/form-data` with one or more `files` (PDF, DOCX, HTML, Markdown, text, typed by content; each file's name is its source), streamed to disk, each at most `PARLEY_MAX_UPLOAD_BYTES` (25 MiB; past it 413 `Each uploaded file must not exceed 25 MiB.` and the rest of the body is not read), at most 100; JSON `url` with `crawl` (`page`, `sitemap`, `site`) and `max_pages` (default 50), fetched from public addresses only unless `PARLEY_ALLOW_PRIVATE_URLS=true`; or JSON `title` and `text`. A document from the same source is replaced. A source that cannot be read is one `{source, detail}` of the ingestion's `errors` (docs/operations.md, Knowledge sources).
+         * @description Queues an ingestion and answers 202 at once; `GET /v1/admin/ingestions/{ingestion_id}` tells its progress. Three forms: `multipart/form-data` with one or more `files` (PDF, DOCX, HTML, Markdown, text, typed by content; each file's name is its source), streamed to disk, each at most `PARLEY_MAX_UPLOAD_BYTES` (25 MiB; past it 413 `Each uploaded file must not exceed 25 MiB.` and the rest of the body is not read), at most 100, and at most `PARLEY_MAX_UPLOAD_REQUEST_BYTES` together (100 MiB; past it 413 `An upload's files together must not exceed 100 MiB.`); JSON `url` with `crawl` (`page`, `sitemap`, `site`) and `max_pages` (default 50), fetched from public addresses only unless `PARLEY_ALLOW_PRIVATE_URLS=true`; or JSON `title` and `text`. A document from the same source is replaced. A source that cannot be read is one `{source, detail}` of the ingestion's `errors` (docs/operations.md, Knowledge sources).
          */
         post: operations["addDocument"];
         delete?: never;
@@ -313,29 +333,9 @@ export interface paths {
         };
         /**
          * Live events (Server-Sent Events)
-         * @description The caller's events as they are committed (`conversation.started`, `message.received`, `message.sent`, `conversation.takeover_started`, `conversation.takeover_ended`), from the same outbox as webhooks. Each event is `id: <event id>`, `event: <type>`, `data: <the webhook body>` (one line of JSON, schema `EventBody`) and a blank line. The stream opens with the comment `: connected` and sends `: keep-alive` every 15 s. A client that reconnects with `Last-Event-ID` first receives every later event from the outbox. The key travels in the `Authorization` header (a browser's EventSource cannot send one: read the stream with fetch). When the server stops, the stream ends; reconnect with `Last-Event-ID`.
+         * @description The caller's events as they are committed (`conversation.started`, `message.received`, `message.sent`, `conversation.takeover_started`, `conversation.takeover_ended`), from the same outbox as webhooks. Each event is `id: <event id>`, `event: <type>`, `data: <the webhook body>` (one line of JSON, schema `EventBody`) and a blank line. The stream opens with the comment `: connected` and sends `: keep-alive` every 15 s. A client that reconnects with `Last-Event-ID` first receives every later event from the outbox. The key travels in the `Authorization` header (a browser's EventSource cannot send one: read the stream with fetch). When the server stops, the stream ends; reconnect with `Last-Event-ID`. One key holds at most `PARLEY_MAX_STREAMS_PER_KEY` (5) streams per server process: past it 429 `Too many event streams open for this API key: at most 5 at once. Close one before opening another.` Revoking the key ends its streams.
          */
         get: operations["streamEvents"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/chatbots/{chatbot_id}/sessions/{session_id}/messages": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A session's messages, for integrations without webhooks
-         * @description Any key of the chatbot's owner (chat or admin), with the limits of the spec routes. The messages of the conversation of (chatbot, session), oldest first; with `?after=` only the later ones: poll with the id of the last message seen to get an agent's replies.
-         */
-        get: operations["listSessionMessages"];
         put?: never;
         post?: never;
         delete?: never;
@@ -502,41 +502,6 @@ export interface components {
             /** @description Identifies the session so history carries across turns. Defaults to `api-<user id>`, one conversation for every call of the user (with any of its keys) that sends none: an integration serving several end users must send one per end user, or their histories mix. */
             session_id?: string;
         };
-        ChatResponse: {
-            /** @description The chatbot's reply; empty while a human agent has taken over. */
-            response: string;
-        };
-        ChatbotSummary: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            slug: string;
-            /** @enum {string} */
-            provider: "openai" | "anthropic" | "ollama";
-            is_active: boolean;
-            created_at: string;
-        };
-        ChatbotDetail: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            slug: string;
-            /** @enum {string} */
-            provider: "openai" | "anthropic" | "ollama";
-            is_active: boolean;
-            created_at: string;
-            system_prompt: string;
-            fallback_message: string;
-        };
-        /** @description The caller's chatbots, newest first; soft-deleted ones are left out. */
-        ChatbotList: components["schemas"]["ChatbotSummary"][];
-        Error: {
-            detail: string;
-        };
-        Health: {
-            /** @constant */
-            status: "ok";
-        };
         CreateChatbotRequest: {
             /** @description Display name; the slug is derived from it once, at creation. */
             name: string;
@@ -610,6 +575,41 @@ export interface components {
             chatbot_id?: string;
             /** @description Only these event types; absent or empty: every type. */
             events?: ("conversation.started" | "message.received" | "message.sent" | "conversation.takeover_started" | "conversation.takeover_ended")[];
+        };
+        ChatResponse: {
+            /** @description The chatbot's reply; empty while a human agent has taken over. */
+            response: string;
+        };
+        ChatbotSummary: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            slug: string;
+            /** @enum {string} */
+            provider: "openai" | "anthropic" | "ollama";
+            is_active: boolean;
+            created_at: string;
+        };
+        ChatbotDetail: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            slug: string;
+            /** @enum {string} */
+            provider: "openai" | "anthropic" | "ollama";
+            is_active: boolean;
+            created_at: string;
+            system_prompt: string;
+            fallback_message: string;
+        };
+        /** @description The caller's chatbots, newest first; soft-deleted ones are left out. */
+        ChatbotList: components["schemas"]["ChatbotSummary"][];
+        Error: {
+            detail: string;
+        };
+        Health: {
+            /** @constant */
+            status: "ok";
         };
         AdminChatbot: {
             /** Format: uuid */
@@ -1385,10 +1385,80 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listSessionMessages: {
+        parameters: {
+            query?: {
+                /** @description A message id of this conversation: only the messages after it (an empty list when it is the latest). */
+                after?: components["parameters"]["After"];
+            };
+            header?: {
+                /** @description Your id for this request, echoed in the `X-Request-Id` response header and the access log. Any other shape is replaced by a fresh UUID. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The chatbot's id, a bare lower-case UUID as the list returns it. An id that is not a UUID is answered 404 `Chatbot not found.`, like a missing one. */
+                chatbot_id: components["parameters"]["ChatbotId"];
+                /** @description The `session_id` the integration sends to chat (percent-encoded). */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The messages. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionMessages"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description A missing, deleted or another user's resource, or a malformed id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: `detail` names the field and the problem. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["KeyRateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the `X-Request-Id` response header and the access log. Any other shape is replaced by a fresh UUID. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2516,73 +2586,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AdminForbidden"];
             429: components["responses"]["AdminKeyRateLimited"];
-        };
-    };
-    listSessionMessages: {
-        parameters: {
-            query?: {
-                /** @description A message id of this conversation: only the messages after it (an empty list when it is the latest). */
-                after?: components["parameters"]["After"];
-            };
-            header?: {
-                /** @description Your id for this request, echoed in the `X-Request-Id` response header and the access log. Any other shape is replaced by a fresh UUID. */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path: {
-                /** @description The chatbot's id, a bare lower-case UUID as the list returns it. An id that is not a UUID is answered 404 `Chatbot not found.`, like a missing one. */
-                chatbot_id: components["parameters"]["ChatbotId"];
-                /** @description The `session_id` the integration sends to chat (percent-encoded). */
-                session_id: components["parameters"]["SessionId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The messages. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SessionMessages"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            /** @description A missing, deleted or another user's resource, or a malformed id. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Invalid input: `detail` names the field and the problem. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            429: components["responses"]["KeyRateLimited"];
-            500: components["responses"]["InternalError"];
         };
     };
     listKeys: {

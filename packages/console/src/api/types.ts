@@ -1,6 +1,6 @@
 // The views of the operator API, generated from docs/openapi.json (`npm run api-types -w
 // packages/console` writes schema.d.ts), so the console and the server cannot disagree on a
-// field. Only the live events, which are not a JSON route, are written here.
+// field, the live events' bodies included.
 import type { components } from "./schema.js";
 
 type Schemas = components["schemas"];
@@ -21,20 +21,7 @@ export type Webhook = Schemas["Webhook"];
 export type Delivery = Schemas["Delivery"];
 export type Usage = Schemas["Usage"];
 
-/** One event of the SSE stream (docs/design.md §5, §10): `data` is the webhook body's data. */
-export interface ParleyEvent {
-  id: string;
-  type: string;
-  data: {
-    conversation_id?: string;
-    chatbot_id?: string;
-    session_id?: string;
-    message_id?: string;
-    content?: string;
-    author?: Author;
-    role?: string;
-    human_takeover?: boolean;
-    created_at?: string;
-    [field: string]: unknown;
-  };
-}
+/** An event's body, as webhooks deliver it and the live stream's `data:` lines carry it: one variant per type. */
+export type EventBody = Schemas["EventBody"];
+/** One event of the SSE stream (docs/design.md §5, §10): its id, and its body's type and data. */
+export type ParleyEvent = EventBody extends infer Body ? (Body extends EventBody ? { id: string; type: Body["type"]; data: Body["data"] } : never) : never;

@@ -21,8 +21,7 @@ const PREVIEW_LENGTH = 200;
  */
 export function applyEvent(list: Conversation[], event: ParleyEvent, filter: InboxFilter): Applied {
   const { conversation_id: id, chatbot_id: chatbotId } = event.data;
-  if (!id) return { list, unknown: false };
-  if (filter.chatbotId && chatbotId && chatbotId !== filter.chatbotId) return { list, unknown: false };
+  if (filter.chatbotId && chatbotId !== filter.chatbotId) return { list, unknown: false };
   const index = list.findIndex((conversation) => conversation.id === id);
   if (index === -1) return { list: withNewConversation(list, event, filter), unknown: true };
   const current = list[index]!;
@@ -31,12 +30,12 @@ export function applyEvent(list: Conversation[], event: ParleyEvent, filter: Inb
     return { list: list.map((conversation, at) => (at === index ? updated : conversation)), unknown: false };
   }
   if (event.type !== "message.received" && event.type !== "message.sent") return { list, unknown: false };
-  const author: Author = event.type === "message.received" ? "user" : event.data.author === "agent" ? "agent" : "model";
-  const createdAt = event.data.created_at ?? current.updated_at;
+  const author: Author = event.type === "message.received" ? "user" : event.data.author;
+  const createdAt = event.data.created_at;
   const updated: Conversation = {
     ...current,
     message_count: current.message_count + 1,
-    last_message: { author, content: (event.data.content ?? "").slice(0, PREVIEW_LENGTH), created_at: createdAt },
+    last_message: { author, content: event.data.content.slice(0, PREVIEW_LENGTH), created_at: createdAt },
     updated_at: createdAt,
     needs_attention: author === "agent" ? false : current.needs_attention,
   };
@@ -49,19 +48,18 @@ export function applyEvent(list: Conversation[], event: ParleyEvent, filter: Inb
  * Only where the filter certainly admits it: a new conversation is the bot's, no agent's.
  */
 function withNewConversation(list: Conversation[], event: ParleyEvent, filter: InboxFilter): Conversation[] {
+  if (event.type !== "conversation.started" && event.type !== "message.received") return list;
+  if (filter.status !== "" && filter.status !== "bot") return list;
   const { conversation_id: id, chatbot_id: chatbotId, session_id: sessionId, created_at: createdAt } = event.data;
-  const opens = event.type === "conversation.started" || event.type === "message.received";
-  if (!opens || !id || !chatbotId || !sessionId || !createdAt || (filter.status !== "" && filter.status !== "bot")) return list;
-  const isMessage = event.type === "message.received";
-  const content = (event.data.content ?? "").slice(0, PREVIEW_LENGTH);
+  const message = event.type === "message.received" ? event.data : undefined;
   const conversation: Conversation = {
     id,
     chatbot_id: chatbotId,
     session_id: sessionId,
-    human_takeover: event.data.human_takeover === true,
+    human_takeover: message?.human_takeover === true,
     needs_attention: false,
-    message_count: isMessage ? 1 : 0,
-    last_message: isMessage ? { author: "user", content, created_at: createdAt } : null,
+    message_count: message ? 1 : 0,
+    last_message: message ? { author: "user", content: message.content.slice(0, PREVIEW_LENGTH), created_at: createdAt } : null,
     created_at: createdAt,
     updated_at: createdAt,
   };
@@ -70,5 +68,5 @@ function withNewConversation(list: Conversation[], event: ParleyEvent, filter: I
 
 /** Whether an event is a visitor's new message, which marks its conversation unread. */
 export function isVisitorMessage(event: ParleyEvent): boolean {
-  return event.type === "message.received" && typeof event.data.conversation_id === "string";
+  return event.type === "message.received";
 }

@@ -67,8 +67,9 @@ export async function createApiKey(
 }
 
 /** Revokes a key at once; revoking twice is harmless. */
-export async function revokeApiKey(dependencies: Pick<Dependencies, "storage" | "clock">, keyId: string): Promise<ApiKey> {
+export async function revokeApiKey(dependencies: Pick<Dependencies, "storage" | "clock" | "keyRevoked">, keyId: string): Promise<ApiKey> {
   const apiKey = await dependencies.storage.revokeApiKey(keyId, dependencies.clock.now());
   if (!apiKey) throw notFound(`API key ${keyId}`);
+  dependencies.keyRevoked?.(apiKey.id);
   return apiKey;
 }

@@ -8,6 +8,11 @@ import { ingestDocuments } from "./bulk-ingestion.js";
 
 /** How long a runner holds an ingestion without news before another may take it up. */
 export const INGESTION_LEASE_MS = 60_000;
+/**
+ * Runs an ingestion gets before it is given up: one whose runner keeps dying on it (a
+ * document that takes the process down, say) fails with its reason instead of coming back forever.
+ */
+export const INGESTION_MAX_RUNS = 3;
 const MAX_TEXT_CHARS = 1_000_000;
 const MAX_TITLE_CHARS = 500;
 
@@ -44,6 +49,7 @@ export async function queueIngestion(dependencies: JobDependencies, chatbot: Cha
     startedAt: null,
     finishedAt: null,
     leasedUntil: null,
+    attempts: 0,
   });
 }
 
@@ -83,6 +89,11 @@ export async function runIngestion(
       leaseUntil: clock.now() + millisToMicros(INGESTION_LEASE_MS),
       finished,
     });
+  if (ingestion.attempts > INGESTION_MAX_RUNS) {
+    const detail = `Reading stopped ${INGESTION_MAX_RUNS} times before it finished (its server stopped or lost it each time); the ingestion is given up.`;
+    progress.errors.push({ source: sourceOf(ingestion.request), detail });
+    return save({ status: "failed", at: clock.now() });
+  }
   const chatbot = await storage.getChatbot(ingestion.chatbotId);
   if (!chatbot || chatbot.deletedAt !== null) {
     progress.errors.push({ source: sourceOf(ingestion.request), detail: "Chatbot not found." });

@@ -9,6 +9,11 @@ export interface IngestionRunnerOptions {
   sources?: KnowledgeSources;
   /** Ingestions read at once (default 2): each is mostly waiting on fetches and the embedder. */
   concurrency?: number;
+  /**
+   * Ingestions of one user read at once (default 1), across every process sharing the storage:
+   * the other runners stay free for other users, whose first document then waits for no one's queue.
+   */
+  perUser?: number;
   /** How often to look for work queued by another process (default 1,000 ms). */
   pollMs?: number;
   /** Where faults of the runner itself go. */
@@ -33,13 +38,14 @@ export interface IngestionRunner {
  */
 export function createIngestionRunner(dependencies: Pick<Dependencies, "storage" | "searchIndex" | "embedder" | "ids" | "clock">, options: IngestionRunnerOptions = {}): IngestionRunner {
   const concurrency = Math.max(1, options.concurrency ?? 2);
+  const perUser = Math.max(1, options.perUser ?? 1);
   const abort = new AbortController();
   const workers = new Set<Promise<void>>();
   let timer: ReturnType<typeof setInterval> | undefined;
 
   const claimAndRun = async (): Promise<boolean> => {
     const now = dependencies.clock.now();
-    const ingestion = await dependencies.storage.claimIngestion({ now, leaseUntil: now + millisToMicros(INGESTION_LEASE_MS) });
+    const ingestion = await dependencies.storage.claimIngestion({ now, leaseUntil: now + millisToMicros(INGESTION_LEASE_MS), perUser });
     if (!ingestion) return false;
     await runIngestion(dependencies, ingestion, { sources: options.sources, signal: abort.signal });
     return true;

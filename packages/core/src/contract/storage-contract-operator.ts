@@ -123,18 +123,18 @@ export function registerOperatorTests(context: ContractContext, test: RegisterTe
       const chatbot = await seedChatbot(context, (await seedUser(context)).id);
       const ingestion = (id: string, createdAt: number): Ingestion => ({
         id, userId: chatbot.ownerId, chatbotId: chatbot.id, status: "queued", request: { kind: "text", title: "t", text: "x" },
-        documentsTotal: 1, documentsDone: 0, chunks: 0, errors: [], createdAt, startedAt: null, finishedAt: null, leasedUntil: null,
+        documentsTotal: 1, documentsDone: 0, chunks: 0, errors: [], createdAt, startedAt: null, finishedAt: null, leasedUntil: null, attempts: 0,
       });
       const [older, newer] = [ingestion(context.nextId(), START), ingestion(context.nextId(), START + 1)];
       expect(await storage().createIngestion(newer)).toEqual(newer);
       await storage().createIngestion(older);
-      const claimed = await storage().claimIngestion({ now: START + 10, leaseUntil: START + 100 });
-      expect(claimed).toEqual({ ...older, status: "running", startedAt: START + 10, leasedUntil: START + 100, documentsTotal: null });
-      expect((await storage().claimIngestion({ now: START + 20, leaseUntil: START + 120 }))?.id).toBe(newer.id);
-      expect(await storage().claimIngestion({ now: START + 99, leaseUntil: START + 199 })).toBeNull();
+      const claimed = await storage().claimIngestion({ now: START + 10, leaseUntil: START + 100, perUser: 10 });
+      expect(claimed).toEqual({ ...older, status: "running", startedAt: START + 10, leasedUntil: START + 100, documentsTotal: null, attempts: 1 });
+      expect((await storage().claimIngestion({ now: START + 20, leaseUntil: START + 120, perUser: 10 }))?.id).toBe(newer.id);
+      expect(await storage().claimIngestion({ now: START + 99, leaseUntil: START + 199, perUser: 10 })).toBeNull();
       // The first runner died: its lease ended, and the next claim takes the ingestion up from scratch.
-      const retaken = await storage().claimIngestion({ now: START + 100, leaseUntil: START + 200 });
-      expect(retaken).toMatchObject({ id: older.id, status: "running", startedAt: START + 100, documentsDone: 0 });
+      const retaken = await storage().claimIngestion({ now: START + 100, leaseUntil: START + 200, perUser: 10 });
+      expect(retaken).toMatchObject({ id: older.id, status: "running", startedAt: START + 100, documentsDone: 0, attempts: 2 });
       expect(await storage().getIngestion(uuidOf(999))).toBeNull();
     });
 
@@ -143,10 +143,10 @@ export function registerOperatorTests(context: ContractContext, test: RegisterTe
       const id = context.nextId();
       await storage().createIngestion({
         id, userId: chatbot.ownerId, chatbotId: chatbot.id, status: "queued", request: { kind: "url", url: "https://example.com", crawl: "site", maxPages: 5 },
-        documentsTotal: null, documentsDone: 0, chunks: 0, errors: [], createdAt: START, startedAt: null, finishedAt: null, leasedUntil: null,
+        documentsTotal: null, documentsDone: 0, chunks: 0, errors: [], createdAt: START, startedAt: null, finishedAt: null, leasedUntil: null, attempts: 0,
       });
-      await storage().claimIngestion({ now: START + 1, leaseUntil: START + 2 });
-      await storage().claimIngestion({ now: START + 3, leaseUntil: START + 50 }); // the first run's lease ended
+      await storage().claimIngestion({ now: START + 1, leaseUntil: START + 2, perUser: 10 });
+      await storage().claimIngestion({ now: START + 3, leaseUntil: START + 50, perUser: 10 }); // the first run's lease ended
       const facts = { documentsTotal: 3, documentsDone: 2, chunks: 7, errors: [{ source: "https://example.com/b", detail: "HTTP 404" }] };
       const progress = { ...facts, leaseUntil: START + 60 };
       expect(await storage().updateIngestion(id, { ...progress, startedAt: START + 1 })).toBeNull();
@@ -155,7 +155,33 @@ export function registerOperatorTests(context: ContractContext, test: RegisterTe
       expect(done).toMatchObject({ status: "succeeded", finishedAt: START + 70, leasedUntil: null, documentsDone: 3 });
       expect(await storage().getIngestion(id)).toEqual(done);
       expect(await storage().updateIngestion(id, { ...progress, startedAt: START + 3 })).toBeNull();
-      expect(await storage().claimIngestion({ now: START + 1000, leaseUntil: START + 2000 })).toBeNull();
+      expect(await storage().claimIngestion({ now: START + 1000, leaseUntil: START + 2000, perUser: 10 })).toBeNull();
+    });
+
+    test("claimIngestion shares the runners between users: perUser live leases at most, the user served longest ago first", async () => {
+      const [greedy, other, third] = [await seedUser(context), await seedUser(context), await seedUser(context)];
+      const bots = { greedy: await seedChatbot(context, greedy.id), other: await seedChatbot(context, other.id), third: await seedChatbot(context, third.id) };
+      const queue = async (bot: typeof bots.greedy, createdAt: number) => {
+        const id = context.nextId();
+        await storage().createIngestion({
+          id, userId: bot.ownerId, chatbotId: bot.id, status: "queued", request: { kind: "text", title: "t", text: "x" },
+          documentsTotal: 1, documentsDone: 0, chunks: 0, errors: [], createdAt, startedAt: null, finishedAt: null, leasedUntil: null, attempts: 0,
+        });
+        return id;
+      };
+      // One user queues three before anyone else; the others queue one each, later.
+      const greedyIds = [await queue(bots.greedy, START), await queue(bots.greedy, START + 1), await queue(bots.greedy, START + 2)];
+      const otherId = await queue(bots.other, START + 10);
+      const thirdId = await queue(bots.third, START + 11);
+      const claim = (now: number, perUser = 1) => storage().claimIngestion({ now, leaseUntil: now + 1_000, perUser });
+      expect((await claim(START + 20))?.id).toBe(greedyIds[0]);
+      // The greedy user holds its one share: the next runners go to the others, oldest first.
+      expect((await claim(START + 21))?.id).toBe(otherId);
+      expect((await claim(START + 22))?.id).toBe(thirdId);
+      expect(await claim(START + 23)).toBeNull();
+      // With two shares each, the greedy user gets a second runner.
+      expect((await claim(START + 24, 2))?.id).toBe(greedyIds[1]);
+      expect(await claim(START + 25, 2)).toBeNull();
     });
   });
 }

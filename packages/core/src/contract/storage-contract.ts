@@ -64,6 +64,7 @@ export const STORAGE_CASES = [
   "getUsageBreakdown counts the owner's user messages in the range, per chatbot and per UTC day",
   "claimIngestion leases the oldest queued ingestion, then one whose lease ended, and never a live one",
   "updateIngestion records progress and the end of the current run, and ignores a run that was taken over",
+  "claimIngestion shares the runners between users: perUser live leases at most, the user served longest ago first",
 ] as const;
 
 /** The name of one case of the Storage contract. */

@@ -1,42 +1,62 @@
+import type { FromSchema } from "json-schema-to-ts";
+
+// The payload of each event, declared once as JSON Schema (docs/design.md §5, §10): the core's
+// types below are derived from it, and the server publishes it in docs/openapi.json, from which
+// the console's types are generated. Plain data: the core validates nothing with it.
+
+const uuid = { type: "string", format: "uuid" } as const;
+/** A timestamp as the API writes it: six fractional digits, offset `+00:00`. */
+const timestamp = { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}\\+00:00$" } as const;
+const where = { conversation_id: uuid, chatbot_id: uuid, session_id: { type: "string" } } as const;
+const takeoverChanged = {
+  type: "object",
+  required: ["conversation_id", "chatbot_id", "session_id", "at"],
+  properties: { ...where, at: timestamp },
+  additionalProperties: false,
+} as const;
+
+/** The JSON Schema of each event type's payload. */
+export const EVENT_PAYLOAD_SCHEMAS = {
+  "conversation.started": {
+    type: "object",
+    required: ["conversation_id", "chatbot_id", "session_id", "created_at"],
+    properties: { ...where, created_at: timestamp },
+    additionalProperties: false,
+  },
+  "message.received": {
+    type: "object",
+    required: ["message_id", "conversation_id", "chatbot_id", "session_id", "role", "content", "human_takeover", "created_at"],
+    properties: { message_id: uuid, ...where, role: { type: "string", const: "user" }, content: { type: "string" }, human_takeover: { type: "boolean" }, created_at: timestamp },
+    additionalProperties: false,
+  },
+  /** Every stored assistant message, the model's or an agent's. */
+  "message.sent": {
+    type: "object",
+    required: ["message_id", "conversation_id", "chatbot_id", "session_id", "role", "author", "content", "created_at"],
+    properties: {
+      message_id: uuid,
+      ...where,
+      role: { type: "string", const: "assistant" },
+      author: { type: "string", enum: ["model", "agent"] },
+      content: { type: "string" },
+      created_at: timestamp,
+    },
+    additionalProperties: false,
+  },
+  "conversation.takeover_started": takeoverChanged,
+  "conversation.takeover_ended": takeoverChanged,
+} as const;
+
+type PayloadOf<Type extends keyof typeof EVENT_PAYLOAD_SCHEMAS> = FromSchema<(typeof EVENT_PAYLOAD_SCHEMAS)[Type]>;
+
 /** Payload of `conversation.started` (docs/design.md §5). */
-export interface ConversationStartedData {
-  conversation_id: string;
-  chatbot_id: string;
-  session_id: string;
-  created_at: string;
-}
-
+export type ConversationStartedData = PayloadOf<"conversation.started">;
 /** Payload of `message.received` (docs/design.md §5). */
-export interface MessageReceivedData {
-  message_id: string;
-  conversation_id: string;
-  chatbot_id: string;
-  session_id: string;
-  role: "user";
-  content: string;
-  human_takeover: boolean;
-  created_at: string;
-}
-
+export type MessageReceivedData = PayloadOf<"message.received">;
 /** Payload of `message.sent` (docs/design.md §10): every stored assistant message, the model's or an agent's. */
-export interface MessageSentData {
-  message_id: string;
-  conversation_id: string;
-  chatbot_id: string;
-  session_id: string;
-  role: "assistant";
-  author: "model" | "agent";
-  content: string;
-  created_at: string;
-}
-
+export type MessageSentData = PayloadOf<"message.sent">;
 /** Payload of `conversation.takeover_started` and `conversation.takeover_ended` (docs/design.md §10). */
-export interface TakeoverChangedData {
-  conversation_id: string;
-  chatbot_id: string;
-  session_id: string;
-  at: string;
-}
+export type TakeoverChangedData = PayloadOf<"conversation.takeover_started">;
 
 /** Every event kind with its payload. */
 export type ParleyEventMap = {

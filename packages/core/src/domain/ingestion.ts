@@ -35,6 +35,8 @@ export interface Ingestion {
   finishedAt: number | null;
   /** While running: until when the runner holds it. */
   leasedUntil: number | null;
+  /** How many times a runner has claimed it; one that keeps losing its lease is given up (failed). */
+  attempts: number;
 }
 
 /** A document of a chatbot's knowledge, as the search index keeps it. */

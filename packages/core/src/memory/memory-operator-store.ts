@@ -64,12 +64,19 @@ export function createMemoryOperatorStore(state: MemoryState): Omit<OperatorStor
       const ingestion = ingestions.get(id);
       return ingestion ? copy(ingestion) : null;
     },
-    async claimIngestion({ now, leaseUntil }) {
-      const next = [...ingestions.values()]
+    async claimIngestion({ now, leaseUntil, perUser }) {
+      const all = [...ingestions.values()];
+      const live = (userId: string) => all.filter((each) => each.userId === userId && each.status === "running" && each.leasedUntil! > now).length;
+      // A user never served sorts first (-1), then the one served longest ago.
+      const lastStart = (userId: string) => Math.max(-1, ...all.filter((each) => each.userId === userId && each.startedAt !== null).map((each) => each.startedAt!));
+      const next = all
         .filter((ingestion) => ingestion.status === "queued" || (ingestion.status === "running" && ingestion.leasedUntil! <= now))
-        .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))[0];
+        .filter((ingestion) => live(ingestion.userId) < perUser)
+        .sort((a, b) => live(a.userId) - live(b.userId) || lastStart(a.userId) - lastStart(b.userId) || a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))[0];
       if (!next) return null;
-      Object.assign(next, { status: "running", startedAt: now, leasedUntil: leaseUntil, documentsTotal: null, documentsDone: 0, chunks: 0, errors: [] });
+      Object.assign(next, {
+        status: "running", startedAt: now, leasedUntil: leaseUntil, documentsTotal: null, documentsDone: 0, chunks: 0, errors: [], attempts: next.attempts + 1,
+      });
       return copy(next);
     },
     async updateIngestion(id, update) {

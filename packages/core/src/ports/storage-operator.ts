@@ -59,6 +59,11 @@ export interface UsageBreakdown {
 export interface ClaimIngestion {
   now: number;
   leaseUntil: number;
+  /**
+   * Ingestions of one user that may run at once: a user with that many live leases waits while
+   * other users' ingestions are claimed, so one tenant's queue cannot hold every runner.
+   */
+  perUser: number;
 }
 
 /** Progress of a running ingestion, for {@link Storage.updateIngestion}; it extends the lease. */

@@ -174,8 +174,11 @@ export interface Storage {
   /** The ingestion with that id, or null. */
   getIngestion(id: string): Promise<Ingestion | null>;
   /**
-   * One step: leases the oldest queued ingestion, or a running one whose lease has ended (its
-   * runner died), marks it running from scratch (progress reset) and returns it; null when none.
+   * One step: leases the next ingestion to run, a queued one or a running one whose lease has
+   * ended (its runner died), marks it running from scratch (progress reset), counts the claim in
+   * `attempts` and returns it; null when none. Fair between users: a user with `perUser` live
+   * leases is passed over; among the others, the user with the fewest live leases, then the one
+   * whose last ingestion started longest ago (never first), then the oldest ingestion, goes first.
    */
   claimIngestion(input: ClaimIngestion): Promise<Ingestion | null>;
   /** Records progress (and extends the lease) or the end of a running ingestion; null when unknown. */

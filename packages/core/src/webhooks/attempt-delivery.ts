@@ -30,6 +30,8 @@ export interface AttemptContext {
   retry: RetryPolicy;
   /** Refuses a URL at a non-public address (after DNS); applied to `publicOnly` subscriptions. */
   checkUrl?: (url: string) => Promise<void>;
+  /** The transport of `publicOnly` subscriptions: connects only to the public address it resolved itself. */
+  fetchPublic?: typeof fetch | undefined;
 }
 
 /** Makes one attempt at a claimed delivery and records its outcome. */
@@ -79,5 +81,6 @@ async function send(context: AttemptContext, { delivery, event, subscription }: 
   const body = webhookBody(event);
   const timestampSeconds = Math.floor(context.clock.now() / 1_000_000);
   const headers = webhookHeaders({ secret: context.secrets.secretFor(subscription.id), id: delivery.id, timestampSeconds, body });
-  return postWebhook(context.fetch, { url: subscription.url, headers, body, timeoutMs: context.timeoutMs });
+  const transport = subscription.publicOnly && context.fetchPublic ? context.fetchPublic : context.fetch;
+  return postWebhook(transport, { url: subscription.url, headers, body, timeoutMs: context.timeoutMs });
 }

@@ -21,6 +21,12 @@ export interface WebhookDispatcherOptions {
   fetch?: typeof fetch;
   /** Refuses URLs at non-public addresses, for subscriptions made through the operator API. */
   checkUrl?: (url: string) => Promise<void>;
+  /**
+   * The transport of those subscriptions: it must connect only to an address it has itself
+   * resolved and found public (the server's pinned transport), so a name that answers public to
+   * `checkUrl` and 127.0.0.1 to the connection (DNS rebinding) reaches nothing. Defaults to `fetch`.
+   */
+  fetchPublic?: typeof fetch;
   /** When given, a committed event makes the started dispatcher run at once instead of at its next poll. */
   events?: EventBus;
   /** An attempt without a 2xx answer by then is cut and retried. Default 10 000 ms. */
@@ -73,6 +79,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     clock,
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     checkUrl: options.checkUrl,
+    fetchPublic: options.fetchPublic,
     timeoutMs,
     retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
   };

@@ -159,13 +159,28 @@ const storage: PostgresMigration = {
 };
 
 /**
+ * Ingestions count their runs (`attempts`), so one whose runner keeps dying is given up, and the
+ * claim shares runners between users through `ingestions_by_user` (SQLite's migration 008).
+ */
+const ingestionShares: PostgresMigration = {
+  version: 2,
+  name: "ingestion-shares",
+  async up(client) {
+    await client.query(`
+      ALTER TABLE ingestions ADD COLUMN attempts BIGINT NOT NULL DEFAULT 0;
+      CREATE INDEX ingestions_by_user ON ingestions (user_id, started_at);
+    `);
+  },
+};
+
+/**
  * Uploaded files wait for their ingestion here, where every server process can read them
  * (docs/design.md, "Any PostgreSQL"). The triggers remove an upload when its ingestion ends,
  * however it ends, and when its chatbot is deleted, in the same transaction. The request is read
  * as `json`, not `jsonb`, which refuses the \u0000 a file name may hold.
  */
 const uploads: PostgresMigration = {
-  version: 2,
+  version: 3,
   name: "uploads",
   async up(client) {
     await client.query(`
@@ -198,4 +213,4 @@ const uploads: PostgresMigration = {
 };
 
 /** The storage track, in order. Append only. */
-export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage, uploads];
+export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage, ingestionShares, uploads];

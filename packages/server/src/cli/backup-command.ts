@@ -1,4 +1,4 @@
-import { chmodSync, constants, copyFileSync, existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { chmodSync, closeSync, constants, copyFileSync, existsSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { keyFilePath } from "../runtime/webhook-master-key.js";
 import { required, UsageError, type Command } from "./command.js";
 import type { SqliteRuntime } from "../runtime/open-parley.js";
@@ -21,6 +21,10 @@ export const BACKUP_COMMAND: Command = {
     if (existsSync(to)) throw new UsageError(`--to ${to} exists; remove it or choose another file.`);
     const partial = `${to}.partial-${process.pid}`;
     try {
+      // The copy holds every conversation and key hash: owner-only from its first byte, as the
+      // database itself is, whatever the umask (SQLite keeps the mode of a file that exists).
+      closeSync(openSync(partial, "wx", 0o600));
+      chmodSync(partial, 0o600);
       // All remaining pages in one step: a write by the server between steps would restart the copy,
       // so small steps under a steady chat load might never finish. A reader does not block WAL writers.
       const { totalPages } = await (runtime as SqliteRuntime).database.backup(partial, { progress: () => 2 ** 30 });

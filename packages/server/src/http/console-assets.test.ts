@@ -59,6 +59,7 @@ describe("the console's static files", () => {
       expect(answer.headers["cache-control"]).toBe("no-cache");
       expect(answer.headers["content-security-policy"]).toBe(CSP);
       expect(answer.headers["x-content-type-options"]).toBe("nosniff");
+      expect(answer.headers["x-frame-options"]).toBe("DENY");
       expect(answer.headers["referrer-policy"]).toBe("no-referrer");
       expect(answer.body.toString()).toContain("/console/assets/index-AbC123.js");
     }

@@ -7,11 +7,13 @@ import { brotliCompressSync, constants as zlibConstants, gzipSync } from "node:z
 
 /**
  * The headers of every console response (docs/design.md §11): a strict CSP (no inline script or
- * style, nothing from another origin, no framing), no MIME sniffing, no referrer.
+ * style, nothing from another origin, no framing, and X-Frame-Options for browsers that predate
+ * `frame-ancestors`), no MIME sniffing, no referrer.
  */
 export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "content-security-policy":
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  "x-frame-options": "DENY",
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",
 };

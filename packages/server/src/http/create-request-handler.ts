@@ -1,10 +1,14 @@
-import { invalidRequest, isParleyError, type Caller, type Parley, type RateLimitStatus } from "@parley/core";
-import { randomUUID } from "node:crypto";
+import { invalidRequest, isParleyError, requireAdminScope, type Caller, type Parley, type RateLimitStatus } from "@parley/core";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { bearerToken } from "./bearer-token.js";
 import { createConsoleAssets, defaultConsoleRoot, isConsolePath } from "./console-assets.js";
+import type { EndpointContext, EventStreamHandler, KeyAccess, Uploads } from "./endpoint.js";
+import { ENDPOINTS } from "./endpoints/index.js";
 import { HttpError, statusForCode } from "./http-error.js";
+import { isMultipart, readJsonBody } from "./read-json-body.js";
 import { createRedactor } from "./redact.js";
-import { checkScope, matchRoute, type Uploads } from "./routes.js";
+import { requestIdOf } from "./request-id.js";
+import { createRouter, paramsOf, queryOf, type Route } from "./router.js";
 
 /** Where the server writes its JSON log lines. */
 export type LogSink = (line: Record<string, unknown>) => void;
@@ -14,9 +18,6 @@ export const consoleLog: LogSink = (line) => {
   const text = `${JSON.stringify({ time: new Date().toISOString(), ...line })}\n`;
   (line.level === "error" || line.level === "warn" ? process.stderr : process.stdout).write(text);
 };
-
-/** An `x-request-id` the server echoes; any other value is replaced by a fresh UUID. */
-export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 interface Outcome {
   status: number;
@@ -33,8 +34,10 @@ function outcome(status: number, body: unknown, headers: Record<string, string>,
   return { status, body, headers, keyId };
 }
 
-/** Answers `GET /v1/admin/events` as a stream; resolves when the stream has ended. */
-export type EventStreamHandler = (context: { caller: Caller; request: IncomingMessage; response: ServerResponse; headers: Record<string, string> }) => Promise<void>;
+const NO_HEADERS: Record<string, string> = {};
+
+/** The route table of every declared endpoint (endpoints/index.ts), built once. */
+const match = createRouter(ENDPOINTS);
 
 /** A handler given no upload store (a runtime always gives one) refuses uploads instead of losing them. */
 const NO_UPLOADS: Uploads = {
@@ -58,7 +61,7 @@ export function createRequestHandler(options: {
   consoleRoot?: string;
 }) {
   const uploads = options.uploads ?? NO_UPLOADS;
-  const { parley } = options;
+  const { parley, streamEvents } = options;
   const serveConsole = createConsoleAssets({ root: "consoleRoot" in options ? options.consoleRoot : defaultConsoleRoot() });
   const sink = options.log ?? consoleLog;
   const redact = createRedactor(options.secrets ?? []);
@@ -66,13 +69,17 @@ export function createRequestHandler(options: {
 
   /** The outcome to write, or null when a stream answered (and has ended). */
   async function handle(request: IncomingMessage, response: ServerResponse, requestId: string, path: string, search: string): Promise<Outcome | null> {
-    const method = request.method ?? "GET";
-    if (path === "/healthz") return method === "GET" ? outcome(200, { status: "ok" }, {}) : methodNotAllowed(["GET"]);
-    const route = matchRoute(method, path);
-    if (!route) return refusal(new HttpError(404, "Not found."), requestId);
-    if (!route.handler && !route.stream) return methodNotAllowed(route.allowed);
+    const found = match(path);
+    if (!found) return refusal(new HttpError(404, "Not found."), requestId);
+    const route = found.methods.get(request.method ?? "GET");
+    if (!route) return outcome(405, { detail: "Method not allowed." }, { allow: found.allow });
+    const { access } = route.endpoint;
+    if (access.kind === "public") {
+      const answer = await route.endpoint.handle(contextOf(route, undefined, request, response, found.values, search, undefined, NO_HEADERS));
+      return answer && outcome(answer.status, answer.body, NO_HEADERS);
+    }
 
-    // docs/design.md §4 order: 401, then the per-key rate limit, then the body and the chatbot.
+    // docs/design.md §4 order: 401, then the per-key rate limit, then the scope, the body and the chatbot.
     let caller: Caller;
     try {
       caller = await parley.authenticate(bearerToken(request.headers.authorization));
@@ -88,19 +95,30 @@ export function createRequestHandler(options: {
       return outcome(refused.status, refused.body, refused.headers, keyId);
     }
     try {
-      checkScope(route.admin, caller);
-      if (route.stream) {
-        if (!options.streamEvents) throw new HttpError(404, "Not found.");
-        // A stream is an answer like any other: it carries the request's id too.
-        await options.streamEvents({ caller, request, response, headers: { "x-request-id": requestId, ...headers } });
-        return null;
-      }
-      const result = await route.handler!({ parley, caller, request, params: route.params, query: new URLSearchParams(search), uploads });
-      return outcome(result.status, result.body, headers, keyId);
+      checkScope(access, caller);
+      const body = route.validate && !(route.endpoint.body!.uploads && isMultipart(request)) ? route.validate(await readJsonBody(request)) : undefined;
+      // A stream is an answer like any other: it carries the request's id too.
+      const streamHeaders = route.endpoint.success.stream ? { "x-request-id": requestId, ...headers } : headers;
+      const answer = await route.endpoint.handle(contextOf(route, caller, request, response, found.values, search, body, streamHeaders));
+      return answer && outcome(answer.status, answer.body, headers, keyId);
     } catch (error) {
       const refused = refusal(error, requestId);
       return outcome(refused.status, refused.body, { ...headers, ...refused.headers }, keyId);
     }
+  }
+
+  /** What a handler gets: one object of one shape for every route. */
+  function contextOf(
+    route: Route,
+    caller: Caller | undefined,
+    request: IncomingMessage,
+    response: ServerResponse,
+    values: string[],
+    search: string,
+    body: unknown,
+    headers: Record<string, string>,
+  ): EndpointContext<string, unknown, Caller> {
+    return { parley, caller: caller!, request, response, params: paramsOf(route, values), query: queryOf(route, search), body, uploads, headers, streamEvents };
   }
 
   /** The answer to an error: its status, `{detail}` and headers. Faults are logged, never shown. */
@@ -122,8 +140,7 @@ export function createRequestHandler(options: {
 
   return function onRequest(request: IncomingMessage, response: ServerResponse): void {
     const started = performance.now();
-    const offered = request.headers["x-request-id"];
-    const requestId = typeof offered === "string" && REQUEST_ID_PATTERN.test(offered) ? offered : randomUUID();
+    const requestId = requestIdOf(request);
     const url = request.url ?? "/";
     const query = url.indexOf("?");
     const path = query === -1 ? url : url.slice(0, query);
@@ -163,14 +180,14 @@ export function createRequestHandler(options: {
   };
 }
 
-function methodNotAllowed(allowed: string[]): Outcome {
-  return outcome(405, { detail: "Method not allowed." }, { allow: allowed.join(", ") });
-}
-
-/** The token of an `Authorization: Bearer <token>` header; undefined for any other shape. */
-export function bearerToken(header: string | undefined): string | undefined {
-  const match = /^Bearer +(\S+) *$/i.exec(header ?? "");
-  return match?.[1];
+/**
+ * Who may call, checked before any body is read: a key of a scope the route does not list gets
+ * the core's 403 for its scope (today the one refusal: a chat key on an admin route).
+ */
+function checkScope(access: KeyAccess, caller: Caller): void {
+  if (access.scopes.includes(caller.apiKey.scope)) return;
+  requireAdminScope(caller);
+  throw new HttpError(403, "This API key may not call this route.");
 }
 
 function rateLimitHeaders(status: RateLimitStatus): Record<string, string> {

@@ -16,8 +16,7 @@ const tooLarge = () => new HttpError(413, "Request body must not exceed 1 MiB.",
  * request times out, before the body is whole.
  */
 export async function readJsonBody(request: IncomingMessage): Promise<unknown> {
-  const mediaType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-  if (mediaType !== "application/json") throw new HttpError(415, "Content-Type must be application/json.");
+  if (mediaTypeOf(request) !== "application/json") throw new HttpError(415, "Content-Type must be application/json.");
   if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) throw tooLarge();
   const bytes = await readBody(request, MAX_BODY_BYTES);
   try {
@@ -64,4 +63,14 @@ function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
     request.on("close", onClose);
     request.on("error", onClose);
   });
+}
+
+/** The request's media type, lower case, without parameters. */
+function mediaTypeOf(request: IncomingMessage): string {
+  return (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+/** Whether the request carries `multipart/form-data` (uploaded files). */
+export function isMultipart(request: IncomingMessage): boolean {
+  return mediaTypeOf(request) === "multipart/form-data";
 }

@@ -17,17 +17,23 @@ export interface UploadedFiles {
 
 /** Files per upload at most: each becomes a document of one ingestion. */
 export const MAX_UPLOAD_FILES = 100;
+/** All the files of one upload together, by default (`PARLEY_MAX_UPLOAD_REQUEST_BYTES`): four files at the per-file limit. */
+export const DEFAULT_MAX_UPLOAD_REQUEST_BYTES = 100 * 1024 * 1024;
 
 /**
  * Streams the files of a `multipart/form-data` request to a new temporary folder, never holding
- * a file in memory: 413 as soon as one file passes `maxFileBytes` (the connection is closed,
- * nothing more is read, and the folder is removed), 400 for a body that is not valid multipart,
- * 422 when it carries no file. A file keeps only the last segment of its name.
+ * a file in memory: 413 as soon as one file passes `maxFileBytes`, or all of them together pass
+ * `maxRequestBytes` (the connection is closed, nothing more is read, and the folder is removed),
+ * 400 for a body that is not valid multipart, 422 when it carries no file. A file keeps only the
+ * last segment of its name.
  */
-export async function readUploadedFiles(request: IncomingMessage, options: { maxFileBytes: number; directory?: string }): Promise<UploadedFiles> {
+export async function readUploadedFiles(
+  request: IncomingMessage,
+  options: { maxFileBytes: number; maxRequestBytes?: number | undefined; directory?: string },
+): Promise<UploadedFiles> {
   const folder = await mkdtemp(join(options.directory ?? tmpdir(), "parley-upload-"));
   try {
-    const files = await streamFiles(request, folder, options.maxFileBytes);
+    const files = await streamFiles(request, folder, options.maxFileBytes, options.maxRequestBytes ?? DEFAULT_MAX_UPLOAD_REQUEST_BYTES);
     if (files.length === 0) throw new HttpError(422, "files: the form must carry at least one file.");
     return { files, folder };
   } catch (error) {
@@ -36,7 +42,7 @@ export async function readUploadedFiles(request: IncomingMessage, options: { max
   }
 }
 
-function streamFiles(request: IncomingMessage, folder: string, maxFileBytes: number): Promise<UploadedFiles["files"]> {
+function streamFiles(request: IncomingMessage, folder: string, maxFileBytes: number, maxRequestBytes: number): Promise<UploadedFiles["files"]> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -47,6 +53,7 @@ function streamFiles(request: IncomingMessage, folder: string, maxFileBytes: num
     }
     const files: UploadedFiles["files"] = [];
     const writes: Promise<void>[] = [];
+    let total = 0;
     let failure: HttpError | null = null;
     const fail = (error: HttpError) => {
       if (failure) return;
@@ -61,7 +68,12 @@ function streamFiles(request: IncomingMessage, folder: string, maxFileBytes: num
       const path = join(folder, `${String(files.length).padStart(3, "0")}.upload`);
       const file = { name, path, bytes: 0 };
       files.push(file);
-      stream.on("data", (chunk: Buffer) => (file.bytes += chunk.length));
+      stream.on("data", (chunk: Buffer) => {
+        file.bytes += chunk.length;
+        total += chunk.length;
+        // One tenant's request of 40 files at the per-file limit (1 GB) is refused as it streams.
+        if (total > maxRequestBytes) fail(new HttpError(413, `An upload's files together must not exceed ${formatLimit(maxRequestBytes)}.`, { connection: "close" }));
+      });
       stream.on("limit", () => fail(tooLarge(maxFileBytes)));
       writes.push(pipeline(stream, createWriteStream(path)).catch(() => undefined));
     });
@@ -81,9 +93,12 @@ function streamFiles(request: IncomingMessage, folder: string, maxFileBytes: num
 }
 
 function tooLarge(maxFileBytes: number): HttpError {
-  const mebibytes = maxFileBytes / (1024 * 1024);
-  const limit = Number.isInteger(mebibytes) ? `${mebibytes} MiB` : `${maxFileBytes} bytes`;
-  return new HttpError(413, `Each uploaded file must not exceed ${limit}.`, { connection: "close" });
+  return new HttpError(413, `Each uploaded file must not exceed ${formatLimit(maxFileBytes)}.`, { connection: "close" });
+}
+
+function formatLimit(bytes: number): string {
+  const mebibytes = bytes / (1024 * 1024);
+  return Number.isInteger(mebibytes) ? `${mebibytes} MiB` : `${bytes} bytes`;
 }
 
 /** The file name a browser or curl sent, without any folder part or control characters. */

@@ -15,6 +15,10 @@ describe("loadConfig", () => {
       providers: { timeoutMs: 60_000, ollama: { host: "http://127.0.0.1:11434" } },
       http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16_384, maxConnections: 1_000 },
       shutdownGraceMs: 10_000,
+      maxUploadRequestBytes: 100 * 1024 * 1024,
+      maxStreamsPerKey: 5,
+      ingestionsPerUser: 1,
+      documents: { timeoutMs: 30_000, memoryMb: 192, maxPdfPages: 2_000, maxHtmlBytes: 5 * 1024 * 1024, maxDocxUnpackedBytes: 64 * 1024 * 1024 },
     });
   });
 
@@ -43,6 +47,14 @@ describe("loadConfig", () => {
       PARLEY_SECRET_KEY: "a master key of at least thirty-two characters",
       PARLEY_ALLOW_PRIVATE_URLS: "true",
       PARLEY_MAX_UPLOAD_BYTES: "1048576",
+      PARLEY_MAX_UPLOAD_REQUEST_BYTES: "4194304",
+      PARLEY_MAX_STREAMS_PER_KEY: "2",
+      PARLEY_INGESTIONS_PER_USER: "3",
+      PARLEY_DOCUMENT_TIMEOUT_MS: "10000",
+      PARLEY_DOCUMENT_MEMORY_MB: "128",
+      PARLEY_MAX_PDF_PAGES: "500",
+      PARLEY_MAX_HTML_BYTES: "1048576",
+      PARLEY_MAX_DOCX_UNPACKED_BYTES: "33554432",
       PARLEY_LLM_TIMEOUT_MS: "1500",
       PARLEY_HEADERS_TIMEOUT_MS: "2000",
       PARLEY_REQUEST_TIMEOUT_MS: "5000",
@@ -84,6 +96,10 @@ describe("loadConfig", () => {
       shutdownGraceMs: 0,
       allowPrivateUrls: true,
       maxUploadBytes: 1_048_576,
+      maxUploadRequestBytes: 4_194_304,
+      maxStreamsPerKey: 2,
+      ingestionsPerUser: 3,
+      documents: { timeoutMs: 10_000, memoryMb: 128, maxPdfPages: 500, maxHtmlBytes: 1_048_576, maxDocxUnpackedBytes: 33_554_432 },
       secretKey: "a master key of at least thirty-two characters",
       providers: {
         openai: { apiKey: "sk-openai-test", baseURL: "http://127.0.0.1:8000/v1", organization: "org-test", project: "proj-test" },

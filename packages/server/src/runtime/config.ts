@@ -15,6 +15,14 @@ export interface ServerConfig {
   allowPrivateUrls: boolean;
   /** `PARLEY_MAX_UPLOAD_BYTES`: the largest uploaded file (default 25 MiB). */
   maxUploadBytes: number;
+  /** `PARLEY_MAX_UPLOAD_REQUEST_BYTES`: all the files of one upload request together (default 100 MiB). */
+  maxUploadRequestBytes: number;
+  /** `PARLEY_MAX_STREAMS_PER_KEY`: event streams one API key holds open at once, per process (default 5). */
+  maxStreamsPerKey: number;
+  /** `PARLEY_INGESTIONS_PER_USER`: ingestions of one user read at once, across processes (default 1). */
+  ingestionsPerUser: number;
+  /** Limits of the worker threads that parse documents (docs/configuration.md, "Documents"). */
+  documents: DocumentLimits;
   /** `PARLEY_SECRET_KEY`: the master key of webhook signing secrets; unset means the key file beside the database. */
   secretKey: string | undefined;
   /** Keys, base URLs, the Ollama host and the model deadline, as the providers read them. */
@@ -35,6 +43,20 @@ export interface ServerConfig {
   redisUrl: string | undefined;
   /** `PARLEY_REDIS_FAIL_OPEN=true`: let requests through unlimited while Redis is down (default: refuse with 503). */
   redisFailOpen: boolean;
+}
+
+/** What one uploaded or fetched document may cost its reader. */
+export interface DocumentLimits {
+  /** `PARLEY_DOCUMENT_TIMEOUT_MS`: wall-clock time to parse one document (default 30 s). */
+  timeoutMs: number;
+  /** `PARLEY_DOCUMENT_MEMORY_MB`: heap of the worker thread that parses it (default 192 MiB). */
+  memoryMb: number;
+  /** `PARLEY_MAX_PDF_PAGES` (default 2,000). */
+  maxPdfPages: number;
+  /** `PARLEY_MAX_HTML_BYTES` (default 5 MiB). */
+  maxHtmlBytes: number;
+  /** `PARLEY_MAX_DOCX_UNPACKED_BYTES`: what a DOCX may really unpack to (default 64 MiB). */
+  maxDocxUnpackedBytes: number;
 }
 
 /** A configuration value that cannot be used; the message names the variable and the problem. */
@@ -129,6 +151,16 @@ export function loadConfig(env: Environment = process.env, overrides: Partial<Pi
       conversationMessagesPerMinute: wholeNumber(env, "PARLEY_CONVERSATION_RATE_LIMIT", 20, 1, 1_000_000),
       allowPrivateUrls: flag(env, "PARLEY_ALLOW_PRIVATE_URLS"),
       maxUploadBytes: wholeNumber(env, "PARLEY_MAX_UPLOAD_BYTES", 25 * 1024 * 1024, 1, 2 ** 40),
+      maxUploadRequestBytes: wholeNumber(env, "PARLEY_MAX_UPLOAD_REQUEST_BYTES", 100 * 1024 * 1024, 1, 2 ** 40),
+      maxStreamsPerKey: wholeNumber(env, "PARLEY_MAX_STREAMS_PER_KEY", 5, 1, 10_000),
+      ingestionsPerUser: wholeNumber(env, "PARLEY_INGESTIONS_PER_USER", 1, 1, 1_000),
+      documents: {
+        timeoutMs: wholeNumber(env, "PARLEY_DOCUMENT_TIMEOUT_MS", 30_000, 100, 3_600_000),
+        memoryMb: wholeNumber(env, "PARLEY_DOCUMENT_MEMORY_MB", 192, 16, 65_536),
+        maxPdfPages: wholeNumber(env, "PARLEY_MAX_PDF_PAGES", 2_000, 1, 1_000_000),
+        maxHtmlBytes: wholeNumber(env, "PARLEY_MAX_HTML_BYTES", 5 * 1024 * 1024, 1_024, 2 ** 32),
+        maxDocxUnpackedBytes: wholeNumber(env, "PARLEY_MAX_DOCX_UNPACKED_BYTES", 64 * 1024 * 1024, 1_024, 2 ** 40),
+      },
       secretKey: secretKey(env),
       http: httpLimits(env),
       shutdownGraceMs: wholeNumber(env, "PARLEY_SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),

@@ -17,8 +17,9 @@ import { createChatModels, createRemoteEmbedder } from "@parley/providers";
 import { createSqliteSearchIndex, createSqliteStorage, createSqliteUploadStore, openDatabase, schemaVersion, type DatabaseFileModes, type SqliteSearchIndex } from "@parley/sqlite";
 import type { Database } from "better-sqlite3";
 import { consoleLog, type LogSink } from "../http/create-request-handler.js";
-import type { Uploads } from "../http/routes.js";
+import type { Uploads } from "../http/endpoint.js";
 import type { ServerConfig } from "./config.js";
+import { createPinnedFetch } from "./pinned-fetch.js";
 import { createWebhookUrlCheck } from "./webhook-url-check.js";
 import { ensureWebhookMasterKey, loadWebhookMasterKey } from "./webhook-master-key.js";
 
@@ -35,8 +36,10 @@ export interface ParleyRuntime {
   /** Background ingestions; idle until `start()` (`parley serve` starts it, and stops it before closing). */
   ingestions: IngestionRunner;
   searchIndex: SearchIndex;
-  /** Where uploads wait for their ingestion (the database), and the largest file taken. */
+  /** Where uploads wait for their ingestion (the database), the largest file taken and the largest request. */
   uploads: Uploads;
+  /** Event streams one API key may hold open in this process (`PARLEY_MAX_STREAMS_PER_KEY`). */
+  maxStreamsPerKey: number;
   /** Reads the search index ahead while idle (SQLite's in-process postings; nothing to do on PostgreSQL). */
   warmUp(options?: { signal?: AbortSignal }): Promise<{ chatbots: number; words: number }>;
   /** How many users the database holds (the quickstart seeds only an empty one). */
@@ -79,8 +82,14 @@ export function wireParley(
   // Loaded on first use, so commands that never touch webhooks create no key file.
   const webhookSecrets = createDerivedWebhookSecrets(masterKey);
   // Uploads wait in the database, so any process (and a run resumed after a restart) reads them.
-  const uploads = { store: engines.uploads, maxFileBytes: config.maxUploadBytes };
-  const knowledgeSources = createKnowledgeSources({ allowPrivateUrls: config.allowPrivateUrls, maxFileBytes: config.maxUploadBytes, uploads: engines.uploads });
+  const uploads: Uploads = { store: engines.uploads, maxFileBytes: config.maxUploadBytes, maxRequestBytes: config.maxUploadRequestBytes };
+  const { timeoutMs, memoryMb, ...limits } = config.documents;
+  const knowledgeSources = createKnowledgeSources({
+    allowPrivateUrls: config.allowPrivateUrls,
+    maxFileBytes: config.maxUploadBytes,
+    uploads: engines.uploads,
+    documents: { timeoutMs, memoryMb, limits },
+  });
   const parley = createParley({
     ...engines,
     embedder,
@@ -96,9 +105,10 @@ export function wireParley(
     },
   });
   const secrets = [config.providers.openai.apiKey, config.providers.anthropic.apiKey, config.secretKey].filter((secret): secret is string => secret !== undefined);
-  const dispatcher = parley.createWebhookDispatcher({ log });
-  const ingestions = parley.createIngestionRunner({ log });
-  return { parley, embedder, webhookSecrets, dispatcher, ingestions, uploads, secrets };
+  // The API's webhooks connect only to the public address their own lookup found (no DNS rebinding).
+  const dispatcher = parley.createWebhookDispatcher({ log, ...(config.allowPrivateUrls ? {} : { fetchPublic: createPinnedFetch() }) });
+  const ingestions = parley.createIngestionRunner({ log, perUser: config.ingestionsPerUser });
+  return { parley, embedder, webhookSecrets, dispatcher, ingestions, uploads, secrets, maxStreamsPerKey: config.maxStreamsPerKey };
 }
 
 /**

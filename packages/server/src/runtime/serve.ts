@@ -26,11 +26,22 @@ export async function startServer(options: {
   limits?: HttpLimits;
   shutdownGraceMs?: number;
   heartbeatMs?: number;
+  /** How often open streams' keys are checked for revocations made elsewhere (default 1 s). */
+  keyRecheckMs?: number;
 }): Promise<RunningServer> {
   const log = options.log ?? consoleLog;
   // One reader of the outbox feeds every live stream of this process (docs/api.md, "Live events").
   const feed = options.runtime.parley.createEventFeed();
-  const streams = createEventStreams({ feed, heartbeatMs: options.heartbeatMs, authenticate: options.runtime.parley.authenticate });
+  const streams = createEventStreams({
+    feed,
+    heartbeatMs: options.heartbeatMs,
+    maxPerKey: options.runtime.maxStreamsPerKey,
+    ...(options.keyRecheckMs === undefined ? {} : { recheckMs: options.keyRecheckMs }),
+    authenticate: options.runtime.parley.authenticate,
+  });
+  // A key revoked through this process ends its streams at once; other processes' revocations
+  // are found by the streams' once-a-second key check.
+  const stopRevocations = options.runtime.parley.onKeyRevoked(streams.endKey);
   const handler = createRequestHandler({
     parley: options.runtime.parley,
     log,
@@ -70,6 +81,7 @@ export async function startServer(options: {
       // Idle keep-alive sockets would hold close() open; requests in flight finish first. Live
       // streams never finish by themselves: they end now, and their clients resume elsewhere.
       warming.abort();
+      stopRevocations();
       streams.closeAll();
       feed.close();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);

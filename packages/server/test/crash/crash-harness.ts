@@ -16,7 +16,12 @@ export async function buildChildren(): Promise<{ server: string; cli: string; fo
   // Test files may run in threads of one process: the pid alone would not keep them apart.
   const folder = join(REPOSITORY, ".parley-bench", `crash-${process.pid}-${randomUUID()}`);
   await build({
-    entry: { server: fileURLToPath(new URL("./crash-server.ts", import.meta.url)), cli: fileURLToPath(new URL("../run-cli.ts", import.meta.url)) },
+    entry: {
+      server: fileURLToPath(new URL("./crash-server.ts", import.meta.url)),
+      cli: fileURLToPath(new URL("../run-cli.ts", import.meta.url)),
+      // Documents are parsed in worker threads whose entry the bundle loads from beside itself.
+      "read-document-worker": fileURLToPath(new URL("../../../knowledge/src/read-document-worker.ts", import.meta.url)),
+    },
     outDir: folder,
     format: ["esm"],
     platform: "node",

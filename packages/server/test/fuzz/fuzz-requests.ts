@@ -1,7 +1,7 @@
 // The requests the fuzz sends: fast-check arbitraries over every route of the server's own table
 // (ROUTE_TEMPLATES), with hostile paths, methods, headers and bodies, serialised to raw bytes.
 import fc from "fast-check";
-import { ROUTE_TEMPLATES } from "../../src/http/routes.js";
+import { ROUTE_TEMPLATES } from "../../src/http/endpoints/index.js";
 
 /** The ids and keys of the seeded world the requests point at. */
 export interface FuzzWorld {

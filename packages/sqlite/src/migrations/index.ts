@@ -6,7 +6,10 @@ import { ftsAutomerge } from "./004-fts-automerge.js";
 import { operatorSchema } from "./005-operator.js";
 import { searchDocumentsSchema } from "./006-search-documents.js";
 import { publicWebhooksSchema } from "./007-public-webhooks.js";
-import { uploadsSchema } from "./008-uploads.js";
+import { ingestionSharesSchema } from "./008-ingestion-shares.js";
+import { uploadsSchema } from "./009-uploads.js";
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [storageSchema, searchSchema, webhooksSchema, ftsAutomerge, operatorSchema, searchDocumentsSchema, publicWebhooksSchema, uploadsSchema];
+export const MIGRATIONS: readonly Migration[] = [
+  storageSchema, searchSchema, webhooksSchema, ftsAutomerge, operatorSchema, searchDocumentsSchema, publicWebhooksSchema, ingestionSharesSchema, uploadsSchema,
+];

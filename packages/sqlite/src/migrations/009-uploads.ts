@@ -6,7 +6,7 @@ import type { Migration } from "./migration.js";
  * ingestion ends, however it ends, and when its chatbot is deleted, in the same transaction.
  */
 export const uploadsSchema: Migration = {
-  version: 8,
+  version: 9,
   name: "uploads",
   up(database) {
     database.exec(`

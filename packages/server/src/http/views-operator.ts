@@ -1,28 +1,18 @@
 import { API_KEY_SCOPES, DELIVERY_STATUSES, EVENT_TYPES } from "@parley/core";
-import { Ajv } from "ajv";
-import { chatbotDetailSchema, chatbotSummarySchema } from "./schemas.js";
+import { chatbotDetailSchema, count, nullable, record, timestamp, uuid } from "./views-chat.js";
 
 // The JSON Schemas of what the operator API answers (docs/design.md §9), field for field the
 // views of packages/core/src/operator/views.ts. docs/openapi.json embeds them, and the tests
-// validate real answers of a running server with `adminResponseValidators`.
-
-const timestamp = chatbotSummarySchema.properties.created_at;
-const uuid = { type: "string", format: "uuid" } as const;
-const nullable = <T extends object>(schema: T) => ({ oneOf: [schema, { type: "null" }] }) as const;
-const count = { type: "integer", minimum: 0 } as const;
-
-/** An object schema whose every property is required and no other is allowed. */
-const record = <P extends Record<string, object>>(properties: P, description?: string) =>
-  ({ type: "object", required: Object.keys(properties), properties, additionalProperties: false, ...(description ? { description } : {}) }) as const;
+// validate real answers of a running server with them.
 
 /** A list page: `{"data": [...], "next_cursor": string|null}`. */
-export const pageOf = (items: object, description: string) =>
+const pageOf = (items: object, description: string) =>
   record({ data: { type: "array", items }, next_cursor: { ...nullable({ type: "string" }), description: "Pass as `?cursor=` for the next page; null on the last." } }, description);
 
 const AUTHORS = ["user", "model", "agent"] as const;
 
 /** The admin view of a chatbot: the spec's detail form plus model, last change and knowledge size. */
-export const adminChatbotSchema = record({
+const adminChatbotSchema = record({
   ...chatbotDetailSchema.properties,
   model: { type: "string" },
   updated_at: timestamp,
@@ -39,7 +29,7 @@ export const messageSchema = record({
 });
 
 /** A conversation as lists show it. */
-export const conversationSchema = record({
+const conversationSchema = record({
   id: uuid,
   chatbot_id: uuid,
   session_id: { type: "string" },
@@ -55,10 +45,10 @@ export const conversationSchema = record({
 });
 
 /** A conversation with its messages, oldest first. */
-export const conversationWithMessagesSchema = record({ ...conversationSchema.properties, messages: { type: "array", items: messageSchema } });
+const conversationWithMessagesSchema = record({ ...conversationSchema.properties, messages: { type: "array", items: messageSchema } });
 
 /** A document of a chatbot's knowledge. */
-export const documentSchema = record({
+const documentSchema = record({
   id: uuid,
   title: { type: "string" },
   source: { type: "string", description: "Where it came from (for text: its title); adding the same source again replaces the document." },
@@ -70,7 +60,7 @@ export const documentSchema = record({
 });
 
 /** An ingestion's progress and outcome. */
-export const ingestionSchema = record({
+const ingestionSchema = record({
   id: uuid,
   chatbot_id: uuid,
   status: { type: "string", enum: ["queued", "running", "succeeded", "failed"] },
@@ -83,7 +73,7 @@ export const ingestionSchema = record({
 });
 
 /** The retrieval test's answer. */
-export const searchResultSchema = record({
+const searchResultSchema = record({
   data: {
     type: "array",
     description: "Best first.",
@@ -100,7 +90,7 @@ export const searchResultSchema = record({
 });
 
 /** An API key, never its secret. */
-export const keySchema = record({
+const keySchema = record({
   id: uuid,
   name: { type: "string" },
   scope: { type: "string", enum: [...API_KEY_SCOPES] },
@@ -110,10 +100,10 @@ export const keySchema = record({
 });
 
 /** A new key: the key itself, this once. */
-export const keyWithSecretSchema = record({ ...keySchema.properties, key: { type: "string", pattern: "^prl_[A-Za-z0-9_-]{43}$", description: "Shown this once." } });
+const keyWithSecretSchema = record({ ...keySchema.properties, key: { type: "string", pattern: "^prl_[A-Za-z0-9_-]{43}$", description: "Shown this once." } });
 
 /** A webhook subscription, never its secret. */
-export const webhookSchema = record({
+const webhookSchema = record({
   id: uuid,
   url: { type: "string" },
   chatbot_id: nullable(uuid),
@@ -122,10 +112,10 @@ export const webhookSchema = record({
 });
 
 /** A new subscription: its signing secret, this once. */
-export const webhookWithSecretSchema = record({ ...webhookSchema.properties, secret: { type: "string", pattern: "^whsec_", description: "Shown this once." } });
+const webhookWithSecretSchema = record({ ...webhookSchema.properties, secret: { type: "string", pattern: "^whsec_", description: "Shown this once." } });
 
 /** One delivery of one event to one subscription. */
-export const deliverySchema = record({
+const deliverySchema = record({
   id: uuid,
   webhook_id: uuid,
   event_id: uuid,
@@ -138,7 +128,7 @@ export const deliverySchema = record({
 });
 
 /** This month's usage. */
-export const usageSchema = record({
+const usageSchema = record({
   plan: { type: "string" },
   limit: count,
   used: count,
@@ -150,10 +140,10 @@ export const usageSchema = record({
 });
 
 /** The session messages route's answer (docs/design.md §10). */
-export const sessionMessagesSchema = record({ data: { type: "array", items: messageSchema } });
+const sessionMessagesSchema = record({ data: { type: "array", items: messageSchema } });
 
-/** Every view by its component name in docs/openapi.json. */
-export const adminResponseSchemas = {
+/** The operator API's views, by component name. */
+export const operatorViews = {
   AdminChatbot: adminChatbotSchema,
   AdminChatbotPage: pageOf(adminChatbotSchema, "The caller's chatbots, newest first."),
   Document: documentSchema,
@@ -175,11 +165,3 @@ export const adminResponseSchemas = {
   DeliveryPage: pageOf(deliverySchema, "The deliveries of the caller's subscriptions, newest first."),
   Usage: usageSchema,
 };
-
-const ajv = new Ajv({ allErrors: true, strict: true });
-ajv.addFormat("uuid", /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
-
-/** A validator per view, for tests that check real answers against the document. */
-export const adminResponseValidators = Object.fromEntries(
-  Object.entries(adminResponseSchemas).map(([name, schema]) => [name, ajv.compile(schema)]),
-) as Record<keyof typeof adminResponseSchemas, ReturnType<typeof ajv.compile>>;

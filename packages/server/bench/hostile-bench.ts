@@ -1,0 +1,175 @@
+// `npm run bench:hostile`: the security review's findings (issue 24) replayed on a live server
+// with the reviewer's inputs. The server runs in a child process that watches its own event
+// loop (worst raw delay, 99th percentile, longest busy stretch of the main thread) and samples
+// its RSS (worker threads included) every 20 ms; the parent probes /healthz every 25 ms and
+// drives each replay, then prints one line per replay and the machine it ran on.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { watchEventLoop } from "../../knowledge/test/event-loop-watch.js";
+import { deeplyNestedHtml, manyPagePdf, poisonHtml, zipBombDocx } from "../../knowledge/test/hostile-documents.js";
+import { loadConfig } from "../src/runtime/config.js";
+import { openParley } from "../src/runtime/open-parley.js";
+import { startServer } from "../src/runtime/serve.js";
+
+type Tenant = { adminKey: string; chatKey: string; bot: string };
+type Stats = { maxDelayMs: number; p99DelayMs: number; maxBusyMs: number; peakRssMiB: number };
+
+/** In the child: the server, its tenants, and the measurements the parent asks for. */
+async function serveAndWatch(): Promise<void> {
+  const runtime = openParley(loadConfig(process.env), { log: () => {} });
+  const { admin } = runtime.parley;
+  const tenants: Record<string, Tenant> = {};
+  for (const name of ["hostile", "other"]) {
+    const user = await admin.createUser({ email: `${name}@example.com` });
+    tenants[name] = {
+      adminKey: (await admin.createApiKey({ userId: user.id, scope: "admin" })).key,
+      chatKey: (await admin.createApiKey({ userId: user.id })).key,
+      bot: (await admin.createChatbot({ userId: user.id, name, provider: "openai", model: "gpt-test" })).id,
+    };
+  }
+  const running = await startServer({ runtime, port: 0, host: "127.0.0.1", log: () => {} });
+  runtime.ingestions.start();
+  let watch = watchEventLoop();
+  let peakRss = 0;
+  setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 20).unref();
+  process.on("message", (message: string) => {
+    if (message === "reset") {
+      watch.stop();
+      watch = watchEventLoop();
+      peakRss = process.memoryUsage.rss();
+      process.send!({ reset: true });
+    } else if (message === "report") {
+      process.send!({ stats: { ...watch.stop(), peakRssMiB: peakRss / 2 ** 20 } });
+      watch = watchEventLoop();
+    } else if (message === "stop") {
+      void running.stop().then(() => process.exit(0));
+    }
+  });
+  process.send!({ url: running.url, tenants });
+}
+
+function ask<T>(child: ChildProcess, message: string, key: string): Promise<T> {
+  return new Promise((resolve) => {
+    const listener = (answer: Record<string, unknown>) => {
+      if (!(key in answer)) return;
+      child.off("message", listener);
+      resolve(answer[key] as T);
+    };
+    child.on("message", listener);
+    child.send(message);
+  });
+}
+
+async function main(): Promise<void> {
+  const folder = mkdtempSync(join(tmpdir(), "parley-hostile-"));
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--serve"], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    env: { ...process.env, PARLEY_DB: join(folder, "parley.db"), OPENAI_API_KEY: "sk-bench", OPENAI_BASE_URL: "http://127.0.0.1:9/v1", PARLEY_LLM_TIMEOUT_MS: "1000" },
+  });
+  const { url, tenants } = await new Promise<{ url: string; tenants: Record<"hostile" | "other", Tenant> }>((resolve) =>
+    child.once("message", (message) => resolve(message as never)),
+  );
+  const upload = async (tenant: Tenant, files: [string, Buffer][]) => {
+    const form = new FormData();
+    for (const [name, bytes] of files) form.append("files", new Blob([bytes]), name);
+    const response = await fetch(`${url}/v1/admin/chatbots/${tenant.bot}/documents`, { method: "POST", headers: { authorization: `Bearer ${tenant.adminKey}` }, body: form });
+    return { status: response.status, json: (await response.json()) as { id: string; detail?: string } };
+  };
+  const ingestion = async (tenant: Tenant, id: string) =>
+    (await (await fetch(`${url}/v1/admin/ingestions/${id}`, { headers: { authorization: `Bearer ${tenant.adminKey}` } })).json()) as { status: string; errors: { source: string; detail: string }[] };
+  const finished = async (tenant: Tenant, id: string) => {
+    for (;;) {
+      const state = await ingestion(tenant, id);
+      if (state.status === "succeeded" || state.status === "failed") return state;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  const rows: string[] = [];
+  /** Runs one replay with /healthz probed every 25 ms and another tenant's small document added at its start. */
+  const replay = async (name: string, run: () => Promise<string>) => {
+    await ask(child, "reset", "reset");
+    let probing = true;
+    let worstHealthMs = 0;
+    let probes = 0;
+    const probe = (async () => {
+      while (probing) {
+        const started = performance.now();
+        const response = await fetch(`${url}/healthz`);
+        await response.arrayBuffer();
+        if (response.status !== 200) throw new Error(`/healthz answered ${response.status}`);
+        worstHealthMs = Math.max(worstHealthMs, performance.now() - started);
+        probes += 1;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    })();
+    const startedAt = performance.now();
+    const other = await upload(tenants.other, [["hours.txt", Buffer.from("Open nine to five.")]]);
+    const otherDone = finished(tenants.other, other.json.id).then(() => performance.now() - startedAt);
+    const outcome = await run();
+    const otherMs = await otherDone;
+    probing = false;
+    await probe;
+    const stats = await ask<Stats>(child, "report", "stats");
+    const line = `| ${name} | ${outcome} | ${worstHealthMs.toFixed(0)} ms (${probes} probes) | ${stats.maxDelayMs.toFixed(0)} / ${stats.p99DelayMs.toFixed(0)} / ${stats.maxBusyMs.toFixed(0)} ms | ${stats.peakRssMiB.toFixed(0)} MiB | ${otherMs.toFixed(0)} ms |`;
+    rows.push(line);
+    process.stdout.write(`${line}\n`);
+  };
+  const hostileUpload = (files: [string, Buffer][]) => async () => {
+    const created = await upload(tenants.hostile, files);
+    if (created.status !== 202) return `${created.status}: ${created.json.detail}`;
+    const state = await finished(tenants.hostile, created.json.id);
+    return `${state.status}; ${state.errors.map((error) => `${error.source}: ${error.detail}`).join("; ") || "no error"}`;
+  };
+
+  process.stdout.write("| replay | outcome | worst /healthz | loop delay max / p99 / busy | peak RSS | other tenant's document done after |\n|---|---|---|---|---|---|\n");
+  await replay("poison HTML (30,000 unclosed `<div><span><b><i>`, 510 KB)", hostileUpload([["poison.html", poisonHtml()]]));
+  await replay("DOCX, headers patched to 1,000 bytes, 380 MiB inside (368 KB)", hostileUpload([["bomb.docx", zipBombDocx(380 * 2 ** 20)]]));
+  await replay("DOCX, headers patched, 1.69 GiB inside (1.6 MB)", hostileUpload([["bomb.docx", zipBombDocx(1730 * 2 ** 20)]]));
+  await replay("deeply nested page (1.1 MB)", hostileUpload([["deep.html", deeplyNestedHtml()]]));
+  await replay("PDF of 5,000 one-line pages", hostileUpload([["catalogue.pdf", manyPagePdf(5_000)]]));
+  await replay("PDF of 20,000 one-line pages", hostileUpload([["catalogue.pdf", manyPagePdf(20_000)]]));
+  await replay("one tenant's queue: 8 ingestions of poison + deep pages", async () => {
+    const ids: string[] = [];
+    for (let index = 0; index < 4; index += 1) {
+      ids.push((await upload(tenants.hostile, [["poison.html", poisonHtml()]])).json.id, (await upload(tenants.hostile, [["deep.html", deeplyNestedHtml()]])).json.id);
+    }
+    // The other tenant's document is measured by the replay itself; the queue is left to drain here.
+    const states = await Promise.all(ids.map((id) => finished(tenants.hostile, id)));
+    return `${states.filter((state) => state.status === "failed").length} of ${ids.length} failed alone`;
+  });
+  await replay("one upload of 5 × 25 MiB (cap 100 MiB)", async () => {
+    const big = Buffer.alloc(25 * 2 ** 20, "a");
+    const created = await upload(tenants.hostile, Array.from({ length: 5 }, (_, index) => [`part-${index}.txt`, big] as [string, Buffer]));
+    return `${created.status}: ${created.json.detail}`;
+  });
+  await replay("60 event streams of one key", async () => {
+    const controllers: AbortController[] = [];
+    const statuses: number[] = [];
+    for (let index = 0; index < 60; index += 1) {
+      const controller = new AbortController();
+      controllers.push(controller);
+      const response = await fetch(`${url}/v1/admin/events`, { headers: { authorization: `Bearer ${tenants.hostile.adminKey}` }, signal: controller.signal });
+      statuses.push(response.status);
+      if (response.status !== 200) await response.arrayBuffer();
+    }
+    const otherTenant = await fetch(`${url}/v1/admin/chatbots`, { headers: { authorization: `Bearer ${tenants.other.adminKey}` } });
+    await otherTenant.arrayBuffer();
+    for (const controller of controllers) controller.abort();
+    return `${statuses.filter((status) => status === 200).length} opened, ${statuses.filter((status) => status === 429).length} refused 429; another tenant's request: ${otherTenant.status}`;
+  });
+
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.send("stop");
+  await exited;
+  rmSync(folder, { recursive: true, force: true });
+  const [cpu] = cpus();
+  process.stdout.write(
+    `\nMachine: ${cpus().length} × ${cpu?.model ?? "unknown CPU"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; load average at the end ${loadavg().map((load) => load.toFixed(2)).join(" ")}\n`,
+  );
+}
+
+if (process.argv.includes("--serve")) await serveAndWatch();
+else await main();

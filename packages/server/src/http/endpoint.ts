@@ -1,0 +1,161 @@
+import type { ApiKeyScope, Caller, Parley, UploadStore } from "@parley/core";
+import type { ErrorObject } from "ajv";
+import type { FromSchema, JSONSchema } from "json-schema-to-ts";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ParameterName } from "./openapi-parameters.js";
+import type { ViewName } from "./views.js";
+
+// One declaration per endpoint (docs/architecture.md, "The HTTP layer"): everything the server
+// and docs/openapi.json know about a route is here, as data, and the route matcher, the body
+// validators, the body types and the OpenAPI operation are all derived from it.
+
+/** The methods the API answers. */
+export type Method = "GET" | "POST" | "PATCH" | "DELETE";
+
+/**
+ * Who may call an endpoint, checked after the key is authenticated and admitted by its rate
+ * limit, and before any body is read (docs/design.md §4, §9).
+ *
+ * - `key`: an API key whose scope is one of `scopes` (a key of another scope gets the core's
+ *   403 for its scope). Giving a route to a new scope is one word in its `scopes`.
+ * - `public`: no key at all (`/healthz`); no rate-limit headers.
+ *
+ * A route kind that authenticates otherwise — the widget's visitor token, with its Origin rule
+ * and CORS answers — is one more member of this union, one branch in `admitCaller`
+ * (create-request-handler.ts) and one in `accessResponses` (openapi-operation.ts).
+ */
+export type Access = KeyAccess | PublicAccess;
+/** API keys of some scopes. */
+export type KeyAccess = { kind: "key"; scopes: readonly ApiKeyScope[] };
+/** Anyone. */
+export type PublicAccess = { kind: "public" };
+
+/** Access for API keys of these scopes. */
+export const key = (...scopes: ApiKeyScope[]): KeyAccess => ({ kind: "key", scopes });
+
+/** Answers `GET /v1/admin/events` as a stream; resolves when the stream has ended. */
+export type EventStreamHandler = (context: { caller: Caller; request: IncomingMessage; response: ServerResponse; headers: Record<string, string> }) => Promise<void>;
+
+/** Where uploaded files wait for their ingestion (the shared database), and the largest file taken (`PARLEY_MAX_UPLOAD_BYTES`). */
+export interface Uploads {
+  store: UploadStore;
+  maxFileBytes: number;
+  /** All the files of one request together (`PARLEY_MAX_UPLOAD_REQUEST_BYTES`); default 100 MiB. */
+  maxRequestBytes?: number;
+}
+
+/** A documented refusal: its example's name, its summary, and the exact `detail` (or a body the validator refuses, whose detail is quoted). */
+export type Example = [name: string, summary: string, detail: string | { refused: unknown }];
+
+/** Named example values of a request or response body. */
+export type Examples = Record<string, { summary: string; value: unknown }>;
+
+/** The path parameters of a template, by name: `/a/{id}` → `{ id: string }`. */
+export type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? { [K in Name]: string } & PathParams<Rest> : unknown;
+
+/** The request body of an endpoint: a JSON Schema, from which its validator, its type and its OpenAPI component come. */
+export interface BodyDeclaration<Schema extends JSONSchema | undefined = JSONSchema> {
+  /** Its component name in docs/openapi.json. */
+  name: string;
+  schema: Schema;
+  description?: string;
+  examples: Examples;
+  /** Also takes `multipart/form-data` files, described by this schema: the handler reads them (its body is then undefined). */
+  uploads?: object;
+  /** Applied to the parsed JSON before validation (chat trims its message first). */
+  prepare?: (body: unknown) => unknown;
+  /** The 422 detail of a schema error; default `field: problem` (validators.ts). */
+  describe?: (error: ErrorObject) => string;
+}
+
+/** What the handler of an endpoint gets, once the caller is admitted and the body validated. */
+export interface EndpointContext<Path extends string = string, Body = unknown, Who = Caller | undefined> {
+  parley: Parley;
+  /** The authenticated caller of a `key` endpoint; undefined on a `public` one. */
+  caller: Who;
+  request: IncomingMessage;
+  response: ServerResponse;
+  params: PathParams<Path>;
+  /** The declared query parameters, the first value of each (undefined when absent). */
+  query: Record<string, string | undefined>;
+  body: Body;
+  uploads: Uploads;
+  /** The headers every answer carries (request id, RateLimit-*), for a handler that writes its own answer. */
+  headers: Record<string, string>;
+  /** The live events stream, when the server has a feed. */
+  streamEvents: EventStreamHandler | undefined;
+}
+
+/** A JSON answer (none for 204), or null when the handler wrote the response itself (a stream). */
+export type Answer = { status: number; body: unknown } | null;
+
+/** The success answer of an endpoint, for docs/openapi.json. */
+export interface SuccessDeclaration {
+  status: 200 | 201 | 202 | 204;
+  description: string;
+  /** The answer's schema, a view of views.ts; none for 204 or a stream. */
+  schema?: ViewName;
+  examples?: Examples;
+  /** A `text/event-stream` answer: its description and example. */
+  stream?: { description: string; examples: Examples };
+}
+
+/** A group of endpoints in docs/openapi.json, with its description. */
+export interface Tag {
+  name: string;
+  description: string;
+}
+
+/** A documented refusal: `{detail}` with these example texts. */
+export interface RefusalDeclaration {
+  description: string;
+  refusals: Example[];
+}
+
+/** One endpoint, as declared: `defineEndpoint` infers its body and path parameter types. */
+export interface EndpointDeclaration<Path extends string, Schema extends JSONSchema | undefined, Who extends Access = Access> {
+  method: Method;
+  /** The path template, parameters as `{name}`. */
+  path: Path;
+  operationId: string;
+  summary: string;
+  description: string;
+  tag: Tag;
+  access: Who;
+  /** Query and header parameters, by component name (openapi-components.ts `parameters`). */
+  parameters?: ParameterName[];
+  body?: BodyDeclaration<Schema>;
+  success: SuccessDeclaration;
+  /** A missing, foreign or malformed id: 404 with these texts. */
+  notFound?: Example[];
+  /** Invalid input the core refuses: 422 with these texts (body schema refusals add theirs). */
+  invalid?: Example[];
+  /** Documented answers written out, over the derived ones (openapi-operation.ts): a component name, a refusal or another success. */
+  responses?: Partial<Record<number, string | RefusalDeclaration | Omit<SuccessDeclaration, "status">>>;
+  /** A thin door onto one core operation. */
+  handle(context: EndpointContext<Path, BodyOf<Schema>, Who extends KeyAccess ? Caller : undefined>): Promise<Answer>;
+}
+
+/** The handler's body type: the schema's type, or undefined for an endpoint without a body. */
+type BodyOf<Schema> = Schema extends JSONSchema ? FromSchema<Schema> : undefined;
+
+/** An endpoint with its types erased, as the route table holds it. */
+export type Endpoint = Omit<EndpointDeclaration<string, JSONSchema | undefined>, "handle" | "body"> & {
+  body?: BodyDeclaration;
+  handle(context: EndpointContext<string, unknown>): Promise<Answer>;
+};
+
+/** Declares one endpoint; the body's type comes from its schema, the parameters' from the path. */
+export function defineEndpoint<const Path extends string, const Schema extends JSONSchema | undefined = undefined, Who extends Access = KeyAccess>(
+  declaration: EndpointDeclaration<Path, Schema, Who>,
+): Endpoint {
+  return declaration as unknown as Endpoint;
+}
+
+/** A 200 answer. */
+export const ok = (body: unknown): Answer => ({ status: 200, body });
+/** A 201 answer. */
+export const created = (body: unknown): Answer => ({ status: 201, body });
+const NO_CONTENT: Answer = { status: 204, body: null };
+/** A 204 answer: no body (after a deletion, whatever it resolved to). */
+export const noContent = (): Answer => NO_CONTENT;

@@ -1,0 +1,9 @@
+import { eventBodySchema } from "./views-events.js";
+import { chatViews } from "./views-chat.js";
+import { operatorViews } from "./views-operator.js";
+
+/** Every answer's schema, by its component name in docs/openapi.json: what an endpoint's `success.schema` names. */
+export const VIEWS = { ...chatViews, ...operatorViews, EventBody: eventBodySchema };
+
+/** The name of a view. */
+export type ViewName = keyof typeof VIEWS;
