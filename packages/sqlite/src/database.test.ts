@@ -68,7 +68,10 @@ describe("database file modes", () => {
     expect(reports).toEqual([]);
   });
 
-  // Only root can open a database as another account, the one case where chmod is refused.
+  // Only root can open a database as another account, the one case where chmod is refused. The
+  // child loads its modules as root, then drops to the account `nobody` before it opens the
+  // database: a clone in a private (0700) folder stays out of that account's reach, so nothing
+  // may be loaded after the switch.
   it.skipIf(process.getuid?.() !== 0)("leaves a database another account owns as it is, -wal and -shm included, and reports it untouched", { timeout: 30_000 }, () => {
     const folder = mkdtempSync(join(tmpdir(), "parley-shared-db-"));
     try {
@@ -76,18 +79,21 @@ describe("database file modes", () => {
       const path = join(folder, "shared.db");
       track(openDatabase({ path })).close();
       chmodSync(path, 0o666);
-      const script = `import { openDatabase } from ${JSON.stringify(fileURLToPath(new URL("./database.ts", import.meta.url)))};
+      const script = `import { statSync } from "node:fs";
+        import { openDatabase } from ${JSON.stringify(fileURLToPath(new URL("./database.ts", import.meta.url)))};
+        openDatabase({ path: ":memory:" }).close(); // loads better-sqlite3 and sqlite-vec while their files are readable
+        process.setgroups([65534]);
+        process.setgid(65534);
+        process.setuid(65534);
+        console.log(JSON.stringify([process.getuid(), process.getgid()]));
         const database = openDatabase({ path: ${JSON.stringify(path)}, onFileModes: (report) => console.log(JSON.stringify(report)) });
         const modes = ["-wal", "-shm"].map((suffix) => (statSync(${JSON.stringify(path)} + suffix).mode & 0o777).toString(8));
         console.log(JSON.stringify(modes));
         database.close();`;
-      const child = spawnSync(process.execPath, ["--conditions=source", "--import", "tsx", "--input-type=module", "-e", `import { statSync } from "node:fs"; ${script}`], {
-        uid: 65534,
-        gid: 65534,
-        encoding: "utf8",
-      });
+      const child = spawnSync(process.execPath, ["--conditions=source", "--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" });
       expect(child.stderr).toBe("");
       expect(child.stdout.trim().split("\n").map((line) => JSON.parse(line) as unknown)).toEqual([
+        [65534, 65534],
         { tightened: [], untouched: [{ path, mode: "0666" }] },
         ["666", "666"],
       ]);
