@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "./config.js";
 
 describe("loadConfig", () => {
-  it("has the defaults of docs/design.md §7", () => {
-    const config = loadConfig({});
-    expect(config).toMatchObject({
+  it("has the defaults of docs/design.md §7, every field of them", () => {
+    const env = {};
+    // The whole object, strictly: a default that changes, or a field added without one here, fails.
+    expect(loadConfig(env)).toStrictEqual({
       databasePath: "./parley.db",
       port: 8787,
       host: "127.0.0.1",
@@ -12,9 +13,24 @@ describe("loadConfig", () => {
       keyRequestsPerMinute: 60,
       adminKeyRequestsPerMinute: 600,
       conversationMessagesPerMinute: 20,
-      providers: { timeoutMs: 60_000, ollama: { host: "http://127.0.0.1:11434" } },
+      allowPrivateUrls: false,
+      maxUploadBytes: 25 * 1024 * 1024,
+      secretKey: undefined,
       http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16_384, maxConnections: 1_000 },
       shutdownGraceMs: 10_000,
+      providers: {
+        openai: { apiKey: undefined, baseURL: "https://api.openai.com/v1", organization: undefined, project: undefined },
+        anthropic: { apiKey: undefined, baseURL: "https://api.anthropic.com" },
+        ollama: { host: "http://127.0.0.1:11434" },
+        timeoutMs: 60_000,
+        embedderDimensions: undefined,
+      },
+      env,
+      databaseUrl: undefined,
+      databasePoolSize: 10,
+      statementTimeoutMs: 30_000,
+      redisUrl: undefined,
+      redisFailOpen: false,
     });
   });
 
