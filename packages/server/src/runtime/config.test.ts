@@ -31,6 +31,7 @@ describe("loadConfig", () => {
       statementTimeoutMs: 30_000,
       redisUrl: undefined,
       redisFailOpen: false,
+      consoleDir: undefined,
     });
   });
 
@@ -77,6 +78,7 @@ describe("loadConfig", () => {
       PARLEY_STATEMENT_TIMEOUT_MS: "5000",
       PARLEY_REDIS_URL: "redis://cache:6379",
       PARLEY_REDIS_FAIL_OPEN: "true",
+      PARLEY_CONSOLE_DIR: "/srv/parley-console",
     };
     // Every variable loadConfig reads is in the table above, so a new one cannot go untested.
     const read = new Set<string>();
@@ -114,6 +116,7 @@ describe("loadConfig", () => {
       statementTimeoutMs: 5000,
       redisUrl: "redis://cache:6379",
       redisFailOpen: true,
+      consoleDir: "/srv/parley-console",
     });
     expect(loadConfig(env, { databasePath: "/flag.db", port: 1234, host: "::1" })).toMatchObject({ databasePath: "/flag.db", port: 1234, host: "::1" });
   });

@@ -26,6 +26,8 @@ export async function startServer(options: {
   limits?: HttpLimits;
   shutdownGraceMs?: number;
   heartbeatMs?: number;
+  /** The console's build folder (`PARLEY_CONSOLE_DIR`); default: the installed `@parley/console`'s. */
+  consoleRoot?: string;
 }): Promise<RunningServer> {
   const log = options.log ?? consoleLog;
   // One reader of the outbox feeds every live stream of this process (docs/api.md, "Live events").
@@ -37,6 +39,8 @@ export async function startServer(options: {
     secrets: options.runtime.secrets,
     streamEvents: streams.handler,
     uploads: options.runtime.uploads,
+    // Given only when set: the handler reads an explicit undefined as "no console".
+    ...(options.consoleRoot === undefined ? {} : { consoleRoot: options.consoleRoot }),
   });
   const server = createLimitedServer(options.limits ?? DEFAULT_HTTP_LIMITS, handler, log);
   await new Promise<void>((resolve, reject) => {
