@@ -53,9 +53,14 @@ if (testDatabaseUrl === undefined) {
       expect(await schemaVersion(pool(), "storage")).toBe(latest);
     });
 
-    it("says pgvector is missing when the search track needs it and the server has none", async () => {
+    // Whichever server the tests run on, one of the two outcomes is asserted: never neither.
+    it("migrates the search track where the server has pgvector, and says pgvector is missing where it has none", async () => {
       const { rows } = await pool().query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
-      if (rows.length > 0) return; // this server has pgvector: nothing to refuse
+      if (rows.length > 0) {
+        await openPostgres({ pool: pool(), tracks: ["search"] });
+        expect(await schemaVersion(pool(), "search")).toBe(MIGRATIONS.search.at(-1)!.version);
+        return;
+      }
       await expect(openPostgres({ pool: pool(), tracks: ["search"] })).rejects.toThrow(/^PostgreSQL has no pgvector extension, which Parley's search index needs\./);
       expect(await schemaVersion(pool(), "search")).toBe(0);
     });

@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createPool } from "@parley/postgres";
 import { startPgliteServer, type PgliteServer } from "@parley/postgres/pglite";
+import { replyWith } from "@parley/providers/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, environment, runCli } from "./harness.js";
 
@@ -74,9 +75,20 @@ describe("the CLI on PostgreSQL", () => {
       const list = await call(`${url}/v1/chatbots`, { key });
       expect(list.status).toBe(200);
       expect((list.json as { id: string }[]).map((chatbot) => chatbot.id)).toEqual([bot.id]);
+      context.openai.chat.enqueue(replyWith("Served from PostgreSQL."));
       const chat = await call(`${url}/v1/chatbots/${bot.id}/chat`, { key, body: { message: "Hello?", session_id: "served" } });
-      expect(chat.status).toBe(200);
-      expect(chat.json).toEqual({ response: expect.any(String) });
+      expect({ status: chat.status, body: chat.json }).toEqual({ status: 200, body: { response: "Served from PostgreSQL." } });
+      // The visitor's question reached the model, and both turns are stored in PostgreSQL.
+      expect(JSON.stringify(context.openai.chat.requests.at(-1)?.body)).toContain("Hello?");
+      const stored = createPool({ url: pglite.url, poolSize: 1 });
+      try {
+        const { rows } = await stored.query(
+          "SELECT m.role, m.content FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.session_id = 'served' ORDER BY m.seq",
+        );
+        expect(rows).toEqual([{ role: "user", content: "Hello?" }, { role: "assistant", content: "Served from PostgreSQL." }]);
+      } finally {
+        await stored.end();
+      }
     } finally {
       child.kill("SIGTERM");
     }

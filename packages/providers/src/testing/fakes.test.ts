@@ -79,10 +79,14 @@ describe("fake providers", () => {
   test("hold an answer until the test releases it", async () => {
     const fake = await openAI();
     let release!: () => void;
-    fake.chat.enqueue(replyWith("released", { until: new Promise<void>((resolve) => (release = resolve)) }));
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    const received = new Promise<void>((resolve) => (arrived = resolve));
+    fake.chat.respondWith(() => (arrived(), replyWith("released", { until: held })));
     let released = false;
     const pending = post(`${fake.url}/chat/completions`, {}).then(async (response) => ({ releasedFirst: released, body: await response.json() }));
-    await expect.poll(() => fake.chat.requestCount).toBe(1);
+    await received;
+    expect(fake.chat.requestCount).toBe(1);
     released = true;
     release();
     expect(await pending).toMatchObject({ releasedFirst: true, body: { choices: [{ message: { content: "released" } }] } });

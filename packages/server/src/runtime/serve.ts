@@ -28,6 +28,8 @@ export async function startServer(options: {
   heartbeatMs?: number;
   /** How often open streams' keys are checked for revocations made elsewhere (default 1 s). */
   keyRecheckMs?: number;
+  /** The console's build folder (`PARLEY_CONSOLE_DIR`); default: the installed `@parley/console`'s. */
+  consoleRoot?: string;
 }): Promise<RunningServer> {
   const log = options.log ?? consoleLog;
   // One reader of the outbox feeds every live stream of this process (docs/api.md, "Live events").
@@ -48,6 +50,8 @@ export async function startServer(options: {
     secrets: options.runtime.secrets,
     streamEvents: streams.handler,
     uploads: options.runtime.uploads,
+    // Given only when set: the handler reads an explicit undefined as "no console".
+    ...(options.consoleRoot === undefined ? {} : { consoleRoot: options.consoleRoot }),
   });
   const server = createLimitedServer(options.limits ?? DEFAULT_HTTP_LIMITS, handler, log);
   await new Promise<void>((resolve, reject) => {
