@@ -63,9 +63,10 @@ describe.each(["openai:text-embedding-3-small", "ollama:nomic-embed-text"])("wit
   test.each(["openai", "anthropic", "ollama"] as const)("%s answers a chat with the retrieved context", async (provider) => {
     const { parley, caller, chatbot } = await parleyWith(embedder(), provider);
     chatRoutes()[provider].enqueue(replyWith("You have 14 days."));
-    await expect(parley.chat(caller, chatbot.id, { message: "How long do I have for a refund?" })).resolves.toEqual({
+    await expect(parley.chat(caller, chatbot.id, { message: "How long do I have for a refund?" })).resolves.toMatchObject({
       response: "You have 14 days.",
       humanTakeover: false,
+      sources: [{ documentId: expect.any(String), title: "Refund policy", source: "refunds.md", page: null }],
     });
     const sent = JSON.stringify(chatRoutes()[provider].requests[0]?.body);
     expect(sent).toContain(`${provider}-test-model`);

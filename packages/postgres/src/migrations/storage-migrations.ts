@@ -158,5 +158,17 @@ const storage: PostgresMigration = {
   },
 };
 
+/**
+ * A model reply remembers the documents its context came from, as SQLite's 008: a JSON array of
+ * `{documentId, title, source, page}` (JSON escapes NUL, so TEXT holds it), `[]` otherwise.
+ */
+const messageSources: PostgresMigration = {
+  version: 2,
+  name: "message-sources",
+  async up(client) {
+    await client.query("ALTER TABLE messages ADD COLUMN sources TEXT NOT NULL DEFAULT '[]'");
+  },
+};
+
 /** The storage track, in order. Append only. */
-export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage];
+export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage, messageSources];

@@ -6,6 +6,7 @@ import { ftsAutomerge } from "./004-fts-automerge.js";
 import { operatorSchema } from "./005-operator.js";
 import { searchDocumentsSchema } from "./006-search-documents.js";
 import { publicWebhooksSchema } from "./007-public-webhooks.js";
+import { messageSourcesSchema } from "./008-message-sources.js";
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [storageSchema, searchSchema, webhooksSchema, ftsAutomerge, operatorSchema, searchDocumentsSchema, publicWebhooksSchema];
+export const MIGRATIONS: readonly Migration[] = [storageSchema, searchSchema, webhooksSchema, ftsAutomerge, operatorSchema, searchDocumentsSchema, publicWebhooksSchema, messageSourcesSchema];
