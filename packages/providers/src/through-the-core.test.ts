@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { createChatModels } from "./create-chat-models.js";
 import { createRemoteEmbedder, parseEmbedderSpec, type RemoteEmbedderSpec } from "./embedder-spec.js";
 import { FAST_RETRIES, TEST_API_KEY, testEnvironment } from "./test-support/test-environment.js";
-import { failWith, replyWith } from "./testing/fake-behaviours.js";
+import { failWith, replyWith, streamWith } from "./testing/fake-behaviours.js";
 import { startFakeAnthropic, type FakeAnthropic } from "./testing/fake-anthropic.js";
 import { startFakeOllama, type FakeOllama } from "./testing/fake-ollama.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./testing/fake-openai.js";
@@ -78,6 +78,34 @@ describe.each(["openai:text-embedding-3-small", "ollama:nomic-embed-text"])("wit
       expect.stringContaining("Refunds are issued within 14 days of purchase."),
       expect.stringContaining("How long do I have for a refund?"),
     ]);
+  });
+
+  test.each(["openai", "anthropic", "ollama"] as const)("%s streams a chat through the core: deltas as written, then the stored reply with its sources", async (provider) => {
+    const { parley, caller, chatbot } = await parleyWith(embedder(), provider);
+    chatRoutes()[provider].enqueue(streamWith(["You have ", "14 days", "."]));
+    const events = [];
+    for await (const event of parley.chatStream(caller, chatbot.id, { message: "How long do I have for a refund?", session_id: "stream" })) events.push(event);
+    expect(events.map((event) => (event.type === "delta" ? event.text : event.type))).toEqual(["message", "You have ", "14 days", ".", "reply"]);
+    expect(events.at(-1)).toMatchObject({
+      type: "reply",
+      message: { content: "You have 14 days.", sources: [{ title: "Refund policy", source: "refunds.md", page: null }] },
+    });
+    expect(JSON.stringify(chatRoutes()[provider].requests[0]?.body)).toContain("Refunds are issued within 14 days");
+  });
+
+  test.each(["openai", "anthropic", "ollama"] as const)("%s: a stream that breaks half-way stores nothing of it and fails with the safe detail", async (provider) => {
+    const { parley, caller, chatbot } = await parleyWith(embedder(), provider);
+    chatRoutes()[provider].enqueue(streamWith(["You have ", "14"], { end: "reset" }));
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const event of parley.chatStream(caller, chatbot.id, { message: "Refund?", session_id: "broken" })) seen.push(event.type);
+    })().catch((caught: unknown) => caught);
+    expect(seen).toEqual(["message", "delta", "delta"]);
+    expect(isParleyError(error, "provider_failed")).toBe(true);
+    expect((error as { detail: string }).detail).toBe("The language model provider failed to answer.");
+    const { conversation, messages } = await parley.admin.showConversation(chatbot.id, "broken");
+    expect(messages.map((message) => message.role)).toEqual(["user"]);
+    expect(conversation.needsAttention).toBe(true);
   });
 
   test.each(["openai", "anthropic", "ollama"] as const)("%s: an empty reply gives the fallback message", async (provider) => {
