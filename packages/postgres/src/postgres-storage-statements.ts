@@ -62,6 +62,6 @@ export const STORAGE_SQL = {
   recentMessages: `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = $1 ORDER BY seq DESC LIMIT $2`,
   listMessages: `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = $1 ORDER BY seq`,
 
-  insertOutboxEvent: `INSERT INTO outbox_events (${OUTBOX_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+  insertOutboxEvent: `INSERT INTO outbox_events (${OUTBOX_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)`,
   listOutboxEvents: `SELECT ${OUTBOX_COLUMNS} FROM outbox_events ORDER BY seq LIMIT $1`,
 } as const;
