@@ -23,6 +23,7 @@ export type { Dependencies } from "./dependencies.js";
 export { createEventBus, type EventBus } from "./events/event-bus.js";
 export { API_KEY_PREFIX } from "./auth/authenticate.js";
 export { toChatbotDetail, toChatbotSummary } from "./chatbots/chatbot-views.js";
+export { toMessageView, toSourceView } from "./operator/views.js";
 export { slugify } from "./chatbots/slugify.js";
 export type { ChatResult } from "./chat/chat-pipeline.js";
 export type { ChatStreamEvent, ChatStreamOptions } from "./chat/chat-stream.js";
