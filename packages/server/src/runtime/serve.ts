@@ -75,7 +75,10 @@ export async function startServer(options: {
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
       const drained = new Promise<void>((done) => server.close(() => done()));
-      void Promise.all([drained, options.runtime.dispatcher.stop(), options.runtime.ingestions.stop()]).then(async () => {
+      // A streamed reply whose reader has gone is still being generated: it is stored (within the
+      // provider's deadline) before the database closes.
+      const replies = drained.then(() => options.runtime.parley.whenRepliesSettled());
+      void Promise.all([replies, options.runtime.dispatcher.stop(), options.runtime.ingestions.stop()]).then(async () => {
         clearInterval(sweep);
         clearTimeout(deadline);
         await options.runtime.close();
