@@ -1,7 +1,7 @@
 // The providers and remote embedders driving the core's real chat pipeline (in-memory storage
 // and search), each against its fake: what the issue's "done when" asks for.
 import type { Embedder, Provider } from "@parley/core";
-import { createParley, isParleyError } from "@parley/core";
+import { createLocalEmbedder, createParley, isParleyError } from "@parley/core";
 import { createMemorySearchIndex, createMemoryStorage } from "@parley/core/memory";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { createChatModels } from "./create-chat-models.js";
@@ -32,8 +32,8 @@ function environment() {
   });
 }
 
-async function parleyWith(embedder: Embedder, provider: Provider) {
-  const env = environment();
+async function parleyWith(embedder: Embedder, provider: Provider, extraEnv: Record<string, string> = {}) {
+  const env = { ...environment(), ...extraEnv };
   const parley = createParley({
     storage: createMemoryStorage(),
     searchIndex: createMemorySearchIndex(),
@@ -120,6 +120,36 @@ describe.each(["openai:text-embedding-3-small", "ollama:nomic-embed-text"])("wit
     const error = await parley.chat(caller, chatbot.id, { message: "Hello?" }).catch((caught: unknown) => caught);
     expect(isParleyError(error, "provider_failed")).toBe(true);
     expect((error as { detail: string }).detail).toBe("The language model provider failed to answer.");
+  });
+});
+
+describe.each(["openai", "anthropic", "ollama"] as const)("%s: a streamed chat that fails ends as docs/design.md §15 says", (provider) => {
+  const failures = {
+    "breaks half-way": () => ({ behaviour: streamWith(["Refunds ", "take"], { end: "reset" }), deltas: 2 }),
+    "sends the provider's error event half-way": () => ({ behaviour: streamWith(["Refunds "], { end: "error" }), deltas: 1 }),
+    "falls silent between two tokens": () => ({ behaviour: streamWith(["Refunds "], { end: "hang" }), deltas: 1 }),
+    "fails before the first token": () => ({ behaviour: failWith(500, { message: "stack trace with secrets" }), deltas: 0 }),
+    "is aborted between two tokens": () => ({ behaviour: streamWith(["Refunds "], { end: "hang" }), deltas: 1, abort: true }),
+  };
+  test.each(Object.keys(failures) as (keyof typeof failures)[])("when the provider %s: nothing of the reply stored, attention asked, the safe detail", async (failure) => {
+    // A short deadline for the silent case: only it can end that stream.
+    const { parley, caller, chatbot } = await parleyWith(createLocalEmbedder(), provider, { PARLEY_LLM_TIMEOUT_MS: "400" });
+    const { behaviour, deltas, abort } = { abort: false, ...failures[failure]() };
+    chatRoutes()[provider].respondWith(behaviour);
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const event of parley.chatStream(caller, chatbot.id, { message: "Refund?", session_id: "failing" }, { signal: controller.signal })) {
+        seen.push(event.type);
+        if (event.type === "delta" && abort) controller.abort(new Error("shutting down"));
+      }
+    })().catch((caught: unknown) => caught);
+    expect(seen).toEqual(["message", ...Array<string>(deltas).fill("delta")]);
+    expect(isParleyError(error, "provider_failed")).toBe(true);
+    expect((error as { detail: string }).detail).toBe("The language model provider failed to answer.");
+    const { conversation, messages } = await parley.admin.showConversation(chatbot.id, "failing");
+    expect(messages.map((message) => message.role)).toEqual(["user"]);
+    expect(conversation.needsAttention).toBe(true);
   });
 });
 
