@@ -80,6 +80,6 @@ async function generateReply(dependencies: Dependencies, accepted: AcceptedMessa
     channel.push({ type: "reply", message: await storeReply(dependencies, accepted, text, sources) });
     channel.close();
   } catch (error) {
-    channel.close(error);
+    channel.fail(error);
   }
 }

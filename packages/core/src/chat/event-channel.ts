@@ -5,8 +5,10 @@
 export interface EventChannel<T> {
   /** Queues a value for the reader; ignored once the channel is closed or the reader gone. */
   push(value: T): void;
-  /** Ends the channel: the reader gets what is queued, then `error` (if any) or the end. */
-  close(error?: unknown): void;
+  /** Ends the channel: the reader gets what is queued, then the end. */
+  close(): void;
+  /** Ends the channel with a failure: the reader gets what is queued, then `error` is thrown. */
+  fail(error: unknown): void;
   /** The values in order; stopping the iteration leaves the producer running. */
   read(): AsyncGenerator<T>;
 }
@@ -27,9 +29,14 @@ export function createEventChannel<T>(): EventChannel<T> {
       queued.push(value);
       notify();
     },
-    close(error?: unknown) {
+    close() {
       if (end !== null) return;
-      end = arguments.length === 0 ? { failed: false } : { failed: true, error };
+      end = { failed: false };
+      notify();
+    },
+    fail(error) {
+      if (end !== null) return;
+      end = { failed: true, error };
       notify();
     },
     async *read() {
