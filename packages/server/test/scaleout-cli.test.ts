@@ -37,7 +37,7 @@ describe("the CLI on PostgreSQL", () => {
   it("migrates, then every command works on the database PARLEY_DATABASE_URL names", async () => {
     const env = { ...context.env, PARLEY_DATABASE_URL: pglite.url };
     const cli = (...args: string[]) => runCli(args, env);
-    expect((await cli("migrate")).json).toEqual({ engine: "postgres", schema: { storage: 1, search: 1 } });
+    expect((await cli("migrate")).json).toEqual({ engine: "postgres", schema: { storage: 2, search: 1 } });
     const user = (await cli("user", "create", "--email", "pg@example.com")).json as Record<string, string>;
     const bot = (await cli("bot", "create", "--user", user.id!, "--name", "Kettle Bot", "--provider", "openai", "--model", "m")).json as Record<string, string>;
     expect(bot).toMatchObject({ slug: "kettle-bot" });
