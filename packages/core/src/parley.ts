@@ -6,7 +6,7 @@ import { admitRequest, authenticate } from "./auth/authenticate.js";
 import { toChatbotDetail, toChatbotSummary } from "./chatbots/chatbot-views.js";
 import { findOwnedChatbot } from "./chatbots/owned-chatbot.js";
 import { chat, type ChatResult } from "./chat/chat-pipeline.js";
-import { chatStream, type ChatStreamEvent, type ChatStreamOptions } from "./chat/chat-stream.js";
+import { chatStream, type ChatStreamEvent, type ChatStreamOptions, type ReplyGenerations } from "./chat/chat-stream.js";
 import { chatbotOwner } from "./chat/chatbot-owner.js";
 import { defaultIdentityRules } from "./chat/identity-rules.js";
 import { createApiKey, createUser, revokeApiKey, setPlan } from "./admin/accounts.js";
@@ -100,7 +100,8 @@ export function createParley(options: ParleyOptions) {
   };
   const runners = new Set<IngestionRunner>();
   // Streamed replies still being generated, whether or not anyone reads them.
-  const generations = new Set<Promise<void>>();
+  const stopReplies = new AbortController();
+  const generations: ReplyGenerations = { running: new Set(), abort: stopReplies.signal };
 
   return {
     /** Subscribe to `conversation.started` and `message.received` in process. */
@@ -128,7 +129,13 @@ export function createParley(options: ParleyOptions) {
     chatStream: (caller: Pick<Caller, "user">, chatbotId: string, body: unknown, options: ChatStreamOptions = {}): AsyncGenerator<ChatStreamEvent> =>
       chatStream(dependencies, caller, chatbotId, body, options, generations),
     /** Resolves once every streamed reply under way now has been stored or has failed (for a clean shutdown, and tests). */
-    whenRepliesSettled: async (): Promise<void> => void (await Promise.all([...generations])),
+    whenRepliesSettled: async (): Promise<void> => void (await Promise.all([...generations.running])),
+    /**
+     * Ends every streamed reply still being generated, as its own `signal` would: nothing of it is
+     * stored and its conversation needs an agent. For a shutdown that cannot wait any longer;
+     * streamed chats started afterwards fail the same way at once.
+     */
+    abortReplies: (reason: unknown = new Error("Parley is shutting down.")): void => stopReplies.abort(reason),
     /**
      * The caller a chatbot's chats run as without an API key: its owner. The widget's routes chat
      * as `chat(await parley.chatbotOwner(id), id, { message, session_id })`; `not_found` for a

@@ -32,3 +32,26 @@ test("stopping the server stores a streamed reply that nobody reads any more bef
   const conversation = await storage.findConversation(chatbot.id, "leaving");
   expect((await storage.listMessages(conversation!.id)).map((message) => message.content)).toEqual(["hello", "Stored after the stop."]);
 });
+
+test("a reply still being generated past the shutdown's grace is given up cleanly: nothing of it stored, the conversation needs an agent", async () => {
+  // The provider falls silent, and its deadline (an hour) is far beyond the test's: only the
+  // shutdown's 100 ms grace can end the generation, and without it stop() never finishes.
+  const context = await environment({ PARLEY_LLM_TIMEOUT_MS: "3600000" });
+  cleanups.push(context.cleanup);
+  const { runtime, running } = await serve(context.env);
+  const { admin } = runtime.parley;
+  const user = await admin.createUser({ email: "owner@example.com" });
+  const caller = await runtime.parley.authenticate((await admin.createApiKey({ userId: user.id })).key);
+  const chatbot = await admin.createChatbot({ userId: user.id, name: "Acme", provider: "openai", model: "gpt-test" });
+  context.openai.chat.enqueue(streamWith(["Never "], { end: "hang" }));
+  for await (const event of runtime.parley.chatStream(caller, chatbot.id, { message: "hello", session_id: "stuck" })) {
+    if (event.type === "delta") break;
+  }
+  await running.stop(100);
+
+  const storage = createSqliteStorage({ path: context.env.PARLEY_DB! });
+  cleanups.push(() => storage.close());
+  const conversation = await storage.findConversation(chatbot.id, "stuck");
+  expect((await storage.listMessages(conversation!.id)).map((message) => message.content)).toEqual(["hello"]);
+  expect(conversation!.needsAttention).toBe(true);
+});

@@ -153,6 +153,20 @@ describe("chatStream: when the model fails", () => {
     });
   });
 
+  it("abortReplies ends a generation nobody reads: nothing stored, attention asked, and whenRepliesSettled resolves", async () => {
+    const { parley, caller, chatbot, model, storage } = await setup();
+    const never = gate();
+    model.enqueue({ deltas: ["Started ", never.promise, "never finished"] });
+    const stream = parley.chatStream(caller, chatbot.id, { message: "hi", session_id: "s" });
+    await stream.next();
+    await stream.return(undefined);
+    parley.abortReplies(new Error("shutting down"));
+    await parley.whenRepliesSettled();
+    const conversation = await storage.findConversation(chatbot.id, "s");
+    expect((await storage.listMessages(conversation!.id)).map((message) => message.role)).toEqual(["user"]);
+    expect(conversation!.needsAttention).toBe(true);
+  });
+
   it("a failure nobody reads still marks the conversation and stores nothing", async () => {
     const { parley, caller, chatbot, model, storage } = await setup();
     const fail = gate();

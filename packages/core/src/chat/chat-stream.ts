@@ -21,6 +21,14 @@ export type ChatStreamEvent =
   /** A human agent has the conversation: the message is stored, no reply is generated. The last event. */
   | { type: "handoff" };
 
+/** The streamed replies of one Parley instance that are still being generated. */
+export interface ReplyGenerations {
+  /** Each generation until it has stored its reply or failed. */
+  running: Set<Promise<void>>;
+  /** Aborting it ends every generation, as each one's own `signal` would (a shutdown past its grace). */
+  abort: AbortSignal;
+}
+
 /** Options of a streamed chat. */
 export interface ChatStreamOptions {
   /**
@@ -44,7 +52,7 @@ export async function* chatStream(
   chatbotId: string,
   body: unknown,
   options: ChatStreamOptions,
-  generations: Set<Promise<void>>,
+  generations: ReplyGenerations,
 ): AsyncGenerator<ChatStreamEvent> {
   const accepted = await acceptMessage(dependencies, caller, chatbotId, body);
   if (accepted.conversation.humanTakeover) {
@@ -54,21 +62,27 @@ export async function* chatStream(
   }
   // Started before the first yield: a reader that stops right after `message` must not stop it.
   const channel = createEventChannel<ChatStreamEvent>();
-  const generation = generateReply(dependencies, accepted, options.signal, channel);
-  generations.add(generation);
-  void generation.finally(() => generations.delete(generation));
+  const generation = generateReply(dependencies, accepted, [options.signal, generations.abort], channel);
+  generations.running.add(generation);
+  void generation.finally(() => generations.running.delete(generation));
   yield { type: "message", message: accepted.message };
   yield* channel.read();
 }
 
-/** Steps 5–7 in the background; never rejects: the outcome goes to the channel. */
-async function generateReply(dependencies: Dependencies, accepted: AcceptedMessage, signal: AbortSignal | undefined, channel: EventChannel<ChatStreamEvent>): Promise<void> {
+/** Steps 5–7 in the background, ended early by any of `signals`; never rejects: the outcome goes to the channel. */
+async function generateReply(
+  dependencies: Dependencies,
+  accepted: AcceptedMessage,
+  signals: (AbortSignal | undefined)[],
+  channel: EventChannel<ChatStreamEvent>,
+): Promise<void> {
+  const { signal, release } = linkSignals(signals);
   try {
     const { prompt, sources } = await preparePrompt(dependencies, accepted);
     let text = "";
     try {
       const model = modelFor(dependencies, accepted.chatbot);
-      const request = { model: accepted.chatbot.model, ...prompt, maxTokens: dependencies.settings.maxReplyTokens, ...(signal ? { signal } : {}) };
+      const request = { model: accepted.chatbot.model, ...prompt, maxTokens: dependencies.settings.maxReplyTokens, signal };
       for await (const part of model.stream(request)) {
         if (part.type !== "delta" || part.text === "") continue;
         text += part.text;
@@ -81,5 +95,24 @@ async function generateReply(dependencies: Dependencies, accepted: AcceptedMessa
     channel.close();
   } catch (error) {
     channel.fail(error);
+  } finally {
+    release();
   }
+}
+
+/**
+ * One signal aborted by the first of `signals` to abort, with its reason. Listeners, not
+ * `AbortSignal.any`, so that the instance's long-lived signal keeps nothing of a finished
+ * generation once `release` has run.
+ */
+function linkSignals(signals: (AbortSignal | undefined)[]): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const linked = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  const listeners = linked.map((source) => {
+    const listener = () => controller.abort(source.reason);
+    if (source.aborted) listener();
+    else source.addEventListener("abort", listener, { once: true });
+    return () => source.removeEventListener("abort", listener);
+  });
+  return { signal: controller.signal, release: () => listeners.forEach((remove) => remove()) };
 }
