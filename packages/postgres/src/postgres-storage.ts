@@ -65,7 +65,7 @@ async function countMessage(client: Queryable, conversationId: string, at: numbe
 }
 
 async function insertMessage(client: Queryable, message: Message): Promise<Message> {
-  await client.query(SQL.insertMessage, [message.id, message.conversationId, message.role, message.author, toText(message.content), message.createdAt]);
+  await client.query(SQL.insertMessage, [message.id, message.conversationId, message.role, message.author, toText(message.content), message.createdAt, JSON.stringify(message.sources)]);
   return message;
 }
 
@@ -217,6 +217,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
           author: "end_user",
           content: input.content,
           createdAt: input.at,
+          sources: [],
         });
         // Inside the transaction: if the builder throws, everything above rolls back with it.
         const events = input.events({ conversation: { ...conversation }, conversationCreated: created, message: { ...message } });
@@ -227,7 +228,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     async appendAssistantMessage(input) {
       const { id, conversationId, content, author, at } = input;
       return write(async (client) => {
-        const message = await insertMessage(client, { id, conversationId, role: "assistant", author, content, createdAt: at });
+        const message = await insertMessage(client, { id, conversationId, role: "assistant", author, content, createdAt: at, sources: structuredClone(input.sources ?? []) });
         const counted = await countMessage(client, conversationId, at, input.needsAttention);
         if (!counted) throw new Error(`No conversation ${conversationId}.`);
         // Built inside the transaction: a throwing builder rolls the message back with it.

@@ -159,11 +159,23 @@ const storage: PostgresMigration = {
 };
 
 /**
+ * A model reply remembers the documents its context came from, as SQLite's 008: a JSON array of
+ * `{documentId, title, source, page}` (JSON escapes NUL, so TEXT holds it), `[]` otherwise.
+ */
+const messageSources: PostgresMigration = {
+  version: 2,
+  name: "message-sources",
+  async up(client) {
+    await client.query("ALTER TABLE messages ADD COLUMN sources TEXT NOT NULL DEFAULT '[]'");
+  },
+};
+
+/**
  * Ingestions count their runs (`attempts`), so one whose runner keeps dying is given up, and the
- * claim shares runners between users through `ingestions_by_user` (SQLite's migration 008).
+ * claim shares runners between users through `ingestions_by_user` (SQLite's migration 009).
  */
 const ingestionShares: PostgresMigration = {
-  version: 2,
+  version: 3,
   name: "ingestion-shares",
   async up(client) {
     await client.query(`
@@ -174,4 +186,4 @@ const ingestionShares: PostgresMigration = {
 };
 
 /** The storage track, in order. Append only. */
-export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage, ingestionShares];
+export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage, messageSources, ingestionShares];

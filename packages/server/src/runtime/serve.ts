@@ -89,9 +89,17 @@ export async function startServer(options: {
       streams.closeAll();
       feed.close();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
-      const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+      const deadline = setTimeout(() => {
+        server.closeAllConnections();
+        // Past the grace, a reply still being generated is given up cleanly (nothing half-stored,
+        // its conversation marked for an agent) rather than cut off by the database closing.
+        options.runtime.parley.abortReplies(new Error("The server is shutting down."));
+      }, graceMs);
       const drained = new Promise<void>((done) => server.close(() => done()));
-      void Promise.all([drained, options.runtime.dispatcher.stop(), options.runtime.ingestions.stop()]).then(async () => {
+      // A streamed reply whose reader has gone is still being generated: it is stored (within the
+      // provider's deadline) before the database closes.
+      const replies = drained.then(() => options.runtime.parley.whenRepliesSettled());
+      void Promise.all([replies, options.runtime.dispatcher.stop(), options.runtime.ingestions.stop()]).then(async () => {
         clearInterval(sweep);
         clearTimeout(deadline);
         await options.runtime.close();
