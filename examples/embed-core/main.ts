@@ -29,8 +29,15 @@ export async function runExample(log: (line: string) => void = console.log) {
 
   const caller = await parley.authenticate(key);
   await parley.admitRequest(caller);
-  const { response } = await parley.chat(caller, bot.id, { message: "When do I get my refund?", session_id: "visitor-1" });
-  log(`reply: ${response}`);
+  const { response, sources } = await parley.chat(caller, bot.id, { message: "When do I get my refund?", session_id: "visitor-1" });
+  log(`reply: ${response} (sources: ${sources.map((source) => source.title).join(", ")})`);
+
+  // The same chat, streamed: the deltas as the model writes them, then the stored reply.
+  const deltas: string[] = [];
+  for await (const event of parley.chatStream(caller, bot.id, { message: "How long does shipping take?", session_id: "visitor-1" })) {
+    if (event.type === "delta") deltas.push(event.text);
+    if (event.type === "reply") log(`streamed in ${deltas.length} deltas: ${event.message.content}`);
+  }
 
   // Errors carry a stable code and a detail that is safe to show.
   let refusal = "";
@@ -41,7 +48,7 @@ export async function runExample(log: (line: string) => void = console.log) {
   }
   log(`refused: ${refusal}`);
   log(`events: ${events.join(", ")}`);
-  return { response, refusal, events };
+  return { response, sources, deltas, refusal, events };
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop()!)) await runExample();

@@ -1,5 +1,5 @@
 import { packageBuild } from "../../tsup.base.js";
 
-// PGlite (dev dependencies, for tests and the eval) stays outside the bundle: it loads its
-// WebAssembly and extension files from its own package folder.
-export default packageBuild({ index: "src/index.ts", "pglite-server": "src/pglite-server.ts" }, { external: [/^@electric-sql\//] });
+// The PGlite helper (`@parley/postgres/pglite`) is not built: its dependencies are dev-only, so
+// it is exported under the `source` condition alone, for this repository's tests and eval.
+export default packageBuild({ index: "src/index.ts" });

@@ -5,11 +5,17 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cpus, totalmem } from "node:os";
-import { createConsoleAssets, defaultConsoleRoot } from "../../server/src/http/console-assets.js";
-import buildConsole from "../test/support/build-console.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createConsoleAssets } from "../../server/src/http/console-assets.js";
+import { buildForProduction } from "../test/support/production-build.js";
 
-await buildConsole();
-const serve = createConsoleAssets({ root: defaultConsoleRoot() });
+// A production build of the sources as they are, in a folder of its own: the installed build stays as it is.
+const buildFolder = mkdtempSync(join(tmpdir(), "parley-console-size-"));
+await buildForProduction({ configFile: fileURLToPath(new URL("../vite.config.ts", import.meta.url)), outDir: buildFolder });
+const serve = createConsoleAssets({ root: buildFolder });
 const server = createServer((request, response) => void serve(request, response, new URL(request.url ?? "/", "http://x").pathname, {}));
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -45,6 +51,7 @@ for (const path of ["/console/", ...assets]) {
   rows.push(row);
 }
 server.close();
+rmSync(buildFolder, { recursive: true, force: true });
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 console.log(`Machine: ${cpus()[0]?.model ?? "unknown CPU"} x ${cpus().length}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`);

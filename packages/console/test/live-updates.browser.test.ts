@@ -1,12 +1,11 @@
-import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM } from "./support/browser.js";
+import { skipWithoutChromium } from "./support/browser.js";
 import { startConsoleFixture, type ConsoleFixture } from "./support/console-fixture.js";
 import { signIn, tabTo } from "./support/console-page.js";
 import { waitForEventId } from "./support/read-events.js";
 
 // Live updates when the event stream misbehaves (docs/design.md §9, §11), each in a tab of its own.
-describe.skipIf(!existsSync(CHROMIUM))("the console's live updates in Chromium", () => {
+describe.skipIf(skipWithoutChromium("the console's live updates in Chromium"))("the console's live updates in Chromium", () => {
   let fixture: ConsoleFixture;
 
   beforeAll(async () => {
@@ -21,14 +20,17 @@ describe.skipIf(!existsSync(CHROMIUM))("the console's live updates in Chromium",
     const eventId = await waitForEventId(fixture.parley.url, fixture.parley.adminKey, (type, data) => type === "message.received" && data.includes("visitor-resume"), () => chat("Before the drop.", "visitor-resume"));
     const page = await fixture.browser.newPage();
     const resumedWith: (string | undefined)[] = [];
+    let reconnected!: () => void;
+    const secondConnection = new Promise<void>((resolve) => (reconnected = resolve));
     await page.route("**/v1/admin/events", async (route) => {
       resumedWith.push(route.request().headers()["last-event-id"]);
+      if (resumedWith.length === 2) reconnected();
       // The first connection carries one event and ends, as a dropped connection would.
       if (resumedWith.length === 1) return route.fulfill({ status: 200, contentType: "text/event-stream", body: `id: ${eventId}\nevent: message.received\ndata: {"type":"message.received","data":{}}\n\n` });
       return route.continue();
     });
     await signIn(page, fixture.parley.url, fixture.parley.adminKey);
-    await expect.poll(() => resumedWith.length).toBeGreaterThanOrEqual(2);
+    await secondConnection;
     expect(resumedWith.slice(0, 2)).toEqual([undefined, eventId]);
     await page.getByRole("status").filter({ hasText: /^Live$/ }).waitFor();
     await chat("After the drop.", "visitor-after-drop");

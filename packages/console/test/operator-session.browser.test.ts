@@ -1,10 +1,9 @@
-import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM } from "./support/browser.js";
+import { skipWithoutChromium } from "./support/browser.js";
 import { startConsoleFixture, type ConsoleFixture } from "./support/console-fixture.js";
 import { api, nav, screenshot, signIn } from "./support/console-page.js";
 import { tinyPdf } from "./support/tiny-pdf.js";
@@ -12,7 +11,7 @@ import { tinyPdf } from "./support/tiny-pdf.js";
 // The proof of docs/design.md §11: the built console, in Debian's Chromium, against a real
 // `parley serve` child process whose provider is a fake OpenAI on 127.0.0.1. One operator's
 // session, screen by screen, in order.
-describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
+describe.skipIf(skipWithoutChromium("the console in Chromium"))("the console in Chromium", () => {
   let fixture: ConsoleFixture;
   let page: Page;
   let webhookSecret = "";
@@ -166,10 +165,28 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
     expect((await api(fixture.parley.url, key, "/v1/chatbots")).json).toEqual({ detail: "Invalid or missing API key." });
   });
 
-  it("charts this month's usage against the plan's limit", async () => {
+  it("charts this month's usage against the plan's limit, and counts it per chatbot", async () => {
+    // What the API counts after this session's chats: the screen must show these numbers.
+    const usage = (await api(fixture.parley.url, fixture.parley.adminKey, "/v1/admin/usage")).json as {
+      month: string;
+      used: number;
+      limit: number;
+      remaining: number;
+      by_chatbot: { chatbot_id: string; messages: number }[];
+    };
+    const chatbots = (await api(fixture.parley.url, fixture.parley.adminKey, "/v1/admin/chatbots")).json as { data: { id: string; name: string }[] };
+    expect(usage.used).toBeGreaterThan(0);
+    expect(usage.by_chatbot.length).toBeGreaterThan(0);
     await nav(page, "Usage").click();
-    await page.getByText(/of 1,000 messages used on the free plan/).waitFor();
-    await page.locator(".chart canvas").waitFor();
+    const summary = page.locator(".summary");
+    await summary.filter({ hasText: /messages used on the free plan/ }).waitFor();
+    expect(await summary.textContent()).toMatch(new RegExp(`^${usage.used.toLocaleString("en-US")} of 1,000 messages used on the free plan \\(${usage.remaining.toLocaleString("en-US")} left\\)`));
+    expect(await page.getByRole("meter", { name: "Share of the monthly limit used" }).getAttribute("value")).toBe(String(usage.used));
+    await page.getByRole("img", { name: `Chart of messages per day in ${usage.month}: ${usage.used} of ${usage.limit} used` }).locator("canvas").waitFor();
+    const table = page.getByRole("table").filter({ has: page.getByRole("columnheader", { name: "Messages" }) });
+    const cells = await table.locator("tbody tr").evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll("td")].map((cell) => cell.textContent)));
+    const nameOf = (id: string) => chatbots.data.find((chatbot) => chatbot.id === id)?.name ?? id;
+    expect(cells).toEqual(usage.by_chatbot.map((row) => [nameOf(row.chatbot_id), String(row.messages)]));
     await screenshot(page, "usage");
   });
 
@@ -188,7 +205,8 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
     const shipping = rows.filter({ hasText: "shipping.md" });
     await shipping.getByRole("button", { name: /^Delete/ }).click();
     await shipping.getByRole("button", { name: "Yes, delete it" }).click();
-    await expect.poll(() => rows.count()).toBe(3);
+    await shipping.waitFor({ state: "detached" });
+    expect(await rows.count()).toBe(3);
   });
 
   it("adds a PDF by drag and drop and finds its fact with “try a question”", async () => {

@@ -6,6 +6,8 @@ import { admitRequest, authenticate } from "./auth/authenticate.js";
 import { toChatbotDetail, toChatbotSummary } from "./chatbots/chatbot-views.js";
 import { findOwnedChatbot } from "./chatbots/owned-chatbot.js";
 import { chat, type ChatResult } from "./chat/chat-pipeline.js";
+import { chatStream, type ChatStreamEvent, type ChatStreamOptions, type ReplyGenerations } from "./chat/chat-stream.js";
+import { chatbotOwner } from "./chat/chatbot-owner.js";
 import { defaultIdentityRules } from "./chat/identity-rules.js";
 import { createApiKey, createUser, revokeApiKey, setPlan } from "./admin/accounts.js";
 import { createChatbot, deleteChatbot, setChatbotActive, type CreateChatbotInput } from "./admin/chatbot-admin.js";
@@ -101,6 +103,9 @@ export function createParley(options: ParleyOptions) {
   };
   const runners = new Set<IngestionRunner>();
   const revocationListeners = new Set<(keyId: string) => void>();
+  // Streamed replies still being generated, whether or not anyone reads them.
+  const stopReplies = new AbortController();
+  const generations: ReplyGenerations = { running: new Set(), abort: stopReplies.signal };
 
   return {
     /** Subscribe to `conversation.started` and `message.received` in process. */
@@ -126,7 +131,29 @@ export function createParley(options: ParleyOptions) {
     getChatbot: async (caller: Caller, chatbotId: string): Promise<ChatbotDetail> =>
       toChatbotDetail(await findOwnedChatbot(dependencies, caller.user, chatbotId)),
     /** Answers a message sent to one of the caller's chatbots (the spec's chat operation). */
-    chat: (caller: Caller, chatbotId: string, body: unknown): Promise<ChatResult> => chat(dependencies, caller, chatbotId, body),
+    chat: (caller: Pick<Caller, "user">, chatbotId: string, body: unknown): Promise<ChatResult> => chat(dependencies, caller, chatbotId, body),
+    /**
+     * The same chat, streamed: yields the stored user message, the model's deltas, then the stored
+     * reply with its sources (or `handoff` while an agent has the conversation); see
+     * {@link ChatStreamEvent}. Errors of steps 1–4 come from the first `next()`, so an HTTP edge
+     * can await it before it answers. The reply is generated and stored even if the reader stops.
+     */
+    chatStream: (caller: Pick<Caller, "user">, chatbotId: string, body: unknown, options: ChatStreamOptions = {}): AsyncGenerator<ChatStreamEvent> =>
+      chatStream(dependencies, caller, chatbotId, body, options, generations),
+    /** Resolves once every streamed reply under way now has been stored or has failed (for a clean shutdown, and tests). */
+    whenRepliesSettled: async (): Promise<void> => void (await Promise.all([...generations.running])),
+    /**
+     * Ends every streamed reply still being generated, as its own `signal` would: nothing of it is
+     * stored and its conversation needs an agent. For a shutdown that cannot wait any longer;
+     * streamed chats started afterwards fail the same way at once.
+     */
+    abortReplies: (reason: unknown = new Error("Parley is shutting down.")): void => stopReplies.abort(reason),
+    /**
+     * The caller a chatbot's chats run as without an API key: its owner. The widget's routes chat
+     * as `chat(await parley.chatbotOwner(id), id, { message, session_id })`; `not_found` for a
+     * missing or deleted chatbot.
+     */
+    chatbotOwner: (chatbotId: string) => chatbotOwner(dependencies, chatbotId),
     /** A session's messages, oldest first, for integrations without webhooks (any key of the owner). */
     listSessionMessages: (caller: Caller, chatbotId: string, sessionId: string, query: { after?: unknown } = {}) =>
       listSessionMessages(dependencies, caller, chatbotId, sessionId, query),

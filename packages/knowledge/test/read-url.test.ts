@@ -86,7 +86,7 @@ describe("sitemap", () => {
 
 describe("site crawl", () => {
   it("follows same-site links breadth-first, once each, skipping disallowed and non-page links", async () => {
-    const items = await read(url("/", "site", 20), { fetchTimeoutMs: 200 });
+    const items = await read(url("/", "site", 20));
     expect(summary(items)).toEqual([
       { page: "/", type: "html" },
       { page: "/about", type: "html" },

@@ -13,7 +13,9 @@ export interface PgliteServer {
  * Starts an in-memory PGlite with pgvector on a free port of 127.0.0.1, for tests and for
  * `npm run eval -- --store postgres` without a PostgreSQL server. PGlite runs one query at a
  * time: a real server is for throughput. Needs the dev dependencies `@electric-sql/pglite`,
- * `@electric-sql/pglite-pgvector` and `@electric-sql/pglite-socket`.
+ * `@electric-sql/pglite-pgvector` and `@electric-sql/pglite-socket`, so it is not part of the
+ * built package: `@parley/postgres/pglite` resolves only under the `source` condition, in this
+ * repository.
  */
 export async function startPgliteServer(options: { dataDir?: string } = {}): Promise<PgliteServer> {
   const database = await PGlite.create({ dataDir: options.dataDir, extensions: { vector } });

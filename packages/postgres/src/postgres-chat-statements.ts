@@ -24,17 +24,17 @@ export const CHAT_SQL = {
       ON CONFLICT (user_id, month) DO UPDATE SET used = usage.used + 1 WHERE usage.used < $3::bigint
       RETURNING used
     ), stored AS (
-      INSERT INTO messages (${MESSAGE_COLUMNS}) SELECT $4, $5, $6, $7, $8, $9 WHERE EXISTS (SELECT 1 FROM reserved)
+      INSERT INTO messages (${MESSAGE_COLUMNS}) SELECT $4, $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM reserved)
     ), events AS (
       INSERT INTO outbox_events (${OUTBOX_COLUMNS})
       SELECT id, type, user_id, chatbot_id, data, created_at
-      FROM unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::bigint[]) WITH ORDINALITY AS e (id, type, user_id, chatbot_id, data, created_at, position)
+      FROM unnest($11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::bigint[]) WITH ORDINALITY AS e (id, type, user_id, chatbot_id, data, created_at, position)
       WHERE EXISTS (SELECT 1 FROM reserved) ORDER BY position
     )
     SELECT used FROM reserved`,
   /** Stores a message and counts it in its conversation (activity, count, maybe the attention flag); the conversation after. */
-  insertAndCount: `WITH stored AS (INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6))
-    UPDATE conversations SET message_count = message_count + 1, updated_at = $6, needs_attention = coalesce($7, needs_attention)
+  insertAndCount: `WITH stored AS (INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7))
+    UPDATE conversations SET message_count = message_count + 1, updated_at = $6, needs_attention = coalesce($8, needs_attention)
     WHERE id = $2 RETURNING ${CONVERSATION_COLUMNS}`,
   /** Outbox events, in order, in one statement. */
   insertEvents: `INSERT INTO outbox_events (${OUTBOX_COLUMNS})

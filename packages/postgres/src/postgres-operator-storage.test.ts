@@ -6,8 +6,9 @@ import { createPostgresStorage } from "./postgres-storage.js";
 import { skipWithoutPostgres, testDatabaseUrl, truncateStorage, useTestSchema } from "./test-postgres.js";
 
 // The operator steps of the Storage port (inbox lists, the outbox feed, usage, ingestions) have
-// no contract cases yet: the same script runs on the memory adapter (the reference) and on
-// PostgreSQL, and every read must agree.
+// their contract cases (@parley/core/contract, storage-contract-operator.ts); beyond them, one
+// longer script runs on the memory adapter (the reference) and on PostgreSQL, and every read
+// must agree.
 
 const START = Date.UTC(2026, 10, 21, 10, 0, 0) * 1000;
 const DAY = 86_400_000_000;

@@ -24,9 +24,9 @@ const INGESTION_COLUMNS =
 
 // The latest message of a conversation, read through messages_by_conversation (one probe).
 const SUMMARY_COLUMNS = `${CONVERSATION_COLUMNS.split(", ").map((column) => `c.${column}`).join(", ")},
-  m.id AS last_id, m.role AS last_role, m.author AS last_author, m.content AS last_content, m.created_at AS last_created_at`;
+  m.id AS last_id, m.role AS last_role, m.author AS last_author, m.content AS last_content, m.created_at AS last_created_at, m.sources AS last_sources`;
 const SUMMARY_FROM = `conversations c LEFT JOIN LATERAL (
-  SELECT id, role, author, content, created_at FROM messages WHERE conversation_id = c.id ORDER BY seq DESC LIMIT 1) m ON true`;
+  SELECT id, role, author, content, created_at, sources FROM messages WHERE conversation_id = c.id ORDER BY seq DESC LIMIT 1) m ON true`;
 // Every filter is a fixed fragment with bound values: no caller text ever becomes SQL.
 const STATUS_FILTERS = { bot: "AND NOT c.human_takeover", human: "AND c.human_takeover", attention: "AND c.needs_attention" } as const;
 

@@ -4,8 +4,9 @@ import { describe, expect, it } from "vitest";
 import { createPostgresSearchIndex } from "./postgres-search-index.js";
 import { useSearchDatabase } from "./test-search-database.js";
 
-// The document catalog (listDocuments, getDocument, documentStats) has no contract cases yet:
-// the same script runs on the memory index (the reference) and on PostgreSQL.
+// The document catalog (listDocuments, getDocument, documentStats) has its contract cases
+// (@parley/core/contract, search-index-documents-contract.ts); beyond them, one longer script
+// runs on the memory index (the reference) and on PostgreSQL, and every read must agree.
 
 const SPACE: EmbeddingSpace = { embedderId: "test-2", dimensions: 2 };
 const BOT = "6f1c2a52-8a3e-4e0b-9d0c-1f2a3b4c5d6e";

@@ -1,4 +1,4 @@
-import type { ApiKey, ApiKeyScope, Chatbot, Conversation, ConversationSummary, DeliveryStatus, EventType, Message, MessageAuthor, MessageRole, OutboxEvent, Plan, Provider, User, WebhookDelivery, WebhookSubscription } from "@parley/core";
+import type { ApiKey, ApiKeyScope, Chatbot, Conversation, ConversationSummary, DeliveryStatus, EventType, Message, MessageAuthor, MessageRole, MessageSource, OutboxEvent, Plan, Provider, User, WebhookDelivery, WebhookSubscription } from "@parley/core";
 import { fromText } from "./postgres-text.js";
 
 // Rows as `pg` returns them (snake_case columns; bigints read as numbers by the pool's type
@@ -17,9 +17,10 @@ export interface ConversationRow {
 }
 /** A conversation row with its latest message's columns (null when it has none), as lists read it. */
 export interface ConversationSummaryRow extends ConversationRow {
-  last_id: string | null; last_role: string | null; last_author: string | null; last_content: string | null; last_created_at: number | null;
+  last_id: string | null; last_role: string | null; last_author: string | null; last_content: string | null; last_created_at: number | null; last_sources: string | null;
 }
-export interface MessageRow { id: string; conversation_id: string; role: string; author: string; content: string; created_at: number }
+/** `sources` is the JSON array of a reply's sources. */
+export interface MessageRow { id: string; conversation_id: string; role: string; author: string; content: string; created_at: number; sources: string }
 export interface OutboxEventRow { id: string; type: string; user_id: string; chatbot_id: string; data: string; created_at: number }
 export interface WebhookSubscriptionRow { id: string; user_id: string; url: string; chatbot_id: string | null; event_types: string; signing_key_id: string; public_only: boolean; created_at: number }
 export interface WebhookDeliveryRow {
@@ -29,7 +30,7 @@ export interface WebhookDeliveryRow {
 }
 
 export const CHATBOT_COLUMNS = "id, owner_id, name, slug, provider, model, system_prompt, fallback_message, is_active, created_at, updated_at, deleted_at";
-export const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, created_at";
+export const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, created_at, sources";
 export const CONVERSATION_COLUMNS = "id, chatbot_id, session_id, human_takeover, needs_attention, message_count, created_at, updated_at";
 export const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
 export const USER_COLUMNS = "id, email, plan_name, monthly_messages_override, created_at";
@@ -92,6 +93,7 @@ export const messageFromRow = (row: MessageRow): Message => ({
   author: row.author as MessageAuthor,
   content: fromText(row.content),
   createdAt: row.created_at,
+  sources: JSON.parse(row.sources) as MessageSource[],
 });
 
 // The type and its data were written together from one OutboxEvent, so they still match.
@@ -130,5 +132,5 @@ export const conversationSummaryFromRow = (row: ConversationSummaryRow): Convers
   lastMessage:
     row.last_id === null
       ? null
-      : messageFromRow({ id: row.last_id, conversation_id: row.id, role: row.last_role!, author: row.last_author!, content: row.last_content!, created_at: row.last_created_at! }),
+      : messageFromRow({ id: row.last_id, conversation_id: row.id, role: row.last_role!, author: row.last_author!, content: row.last_content!, created_at: row.last_created_at!, sources: row.last_sources! }),
 });

@@ -57,7 +57,7 @@ export const STORAGE_SQL = {
     needs_attention = coalesce($3, needs_attention) WHERE id = $1 RETURNING ${CONVERSATION_COLUMNS}`,
   markNeedsAttention: "UPDATE conversations SET needs_attention = true, updated_at = greatest(updated_at, $1) WHERE id = $2",
 
-  insertMessage: `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)`,
+  insertMessage: `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
   // Newest first so LIMIT keeps the most recent; the caller reverses to oldest first.
   recentMessages: `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = $1 ORDER BY seq DESC LIMIT $2`,
   listMessages: `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = $1 ORDER BY seq`,

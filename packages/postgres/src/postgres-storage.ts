@@ -70,7 +70,9 @@ async function insertOutboxEvents(client: Queryable, events: readonly OutboxEven
 class QuotaUsedUp extends Error {}
 
 /** A message's column values, in MESSAGE_COLUMNS order. */
-const messageValues = (message: Message) => [message.id, message.conversationId, message.role, message.author, toText(message.content), message.createdAt];
+const messageValues = (message: Message) => [
+  message.id, message.conversationId, message.role, message.author, toText(message.content), message.createdAt, JSON.stringify(message.sources),
+];
 
 /** Outbox events as one array per column, for an INSERT … SELECT FROM unnest. */
 const eventColumns = (events: readonly OutboxEvent[]) => [
@@ -207,7 +209,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
           // Read under the conversation's lock and before the insert: exactly the messages before this one.
           const recent = await client.query<MessageRow>(SQL.recentMessages, [conversation.id, input.historyLimit]);
           const history = recent.rows.reverse().map(messageFromRow);
-          const message: Message = { id: input.messageId, conversationId: conversation.id, role: "user", author: "end_user", content: input.content, createdAt: input.at };
+          const message: Message = { id: input.messageId, conversationId: conversation.id, role: "user", author: "end_user", content: input.content, createdAt: input.at, sources: [] };
           // Built inside the transaction: if the builder throws, everything above rolls back with it.
           const events = input.events({ conversation: { ...conversation }, conversationCreated: counted.created, message: { ...message } });
           const reserved = await client.query<{ used: number }>(CHAT_SQL.reserveAndStore, [
@@ -227,7 +229,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       const { id, conversationId, content, author, at } = input;
       // Four round trips: BEGIN, message and count, events, COMMIT.
       return write(async (client) => {
-        const message: Message = { id, conversationId, role: "assistant", author, content, createdAt: at };
+        const message: Message = { id, conversationId, role: "assistant", author, content, createdAt: at, sources: structuredClone(input.sources ?? []) };
         const { rows } = await client.query<ConversationRow>(CHAT_SQL.insertAndCount, [...messageValues(message), input.needsAttention]);
         if (!rows[0]) throw new Error(`No conversation ${conversationId}.`);
         // Built inside the transaction: a throwing builder rolls the message back with it.

@@ -2,7 +2,7 @@ import type { UploadStore } from "@parley/core";
 import type pg from "pg";
 import { toText } from "./postgres-text.js";
 
-/** Uploaded files in PostgreSQL (storage migration 3), where every server process can read them until their ingestion has. */
+/** Uploaded files in PostgreSQL (storage migration 4), where every server process can read them until their ingestion has. */
 export function createPostgresUploadStore(pool: pg.Pool): UploadStore {
   return {
     async save({ id, chatbotId, name, content, at }) {

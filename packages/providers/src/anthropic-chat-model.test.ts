@@ -1,11 +1,13 @@
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { runChatModelStreamCases } from "./test-support/chat-model-stream-cases.js";
+import type { ChatModelSubject } from "./test-support/chat-model-failure-cases.js";
 import { createAnthropicChatModel } from "./anthropic-chat-model.js";
 import { expectProviderFailed, runChatModelFailureCases, SAMPLE_REQUEST } from "./test-support/chat-model-failure-cases.js";
 import { TEST_API_KEY, testEnvironment } from "./test-support/test-environment.js";
 import { replyWith } from "./testing/fake-behaviours.js";
 import { startFakeAnthropic, type FakeAnthropic } from "./testing/fake-anthropic.js";
 
-runChatModelFailureCases({
+const subject: ChatModelSubject = {
   name: "Anthropic",
   start: async () => {
     const fake = await startFakeAnthropic();
@@ -15,6 +17,14 @@ runChatModelFailureCases({
   create: (url, settings) => createAnthropicChatModel({ apiKey: TEST_API_KEY, baseURL: url, ...settings }),
   retryableStatuses: [429, 500, 503, 529],
   readsRetryAfter: true,
+};
+runChatModelFailureCases(subject);
+runChatModelStreamCases({
+  ...subject,
+  expectStreamRequest: (body) => {
+    expect(body).toMatchObject({ stream: true });
+  },
+  reportedUsage: { inputTokens: 11, outputTokens: 7 },
 });
 
 describe("Anthropic chat model", () => {

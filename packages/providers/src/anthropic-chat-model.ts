@@ -1,10 +1,11 @@
 import Anthropic, { APIConnectionError } from "@anthropic-ai/sdk";
-import type { ChatModel, ChatReply, ChatRequest } from "@parley/core";
+import type { ChatModel, ChatReply, ChatRequest, ChatStreamPart } from "@parley/core";
 import { providerFailed } from "@parley/core";
 import { callWithRetries } from "./call-with-retries.js";
 import { resolveCallSettings, type CallSettingsOptions } from "./call-settings.js";
 import { alternateTurns, UnexpectedReplyError } from "./chat-turns.js";
 import { readProviderEnvironment } from "./provider-environment.js";
+import { streamWithRetries } from "./stream-with-retries.js";
 import { describeUpstreamFailure } from "./upstream-failure.js";
 
 /** Options of {@link createAnthropicChatModel}. */
@@ -34,25 +35,49 @@ export function createAnthropicChatModel(options: AnthropicChatModelOptions = {}
           ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
         });
 
+  const bodyOf = (request: ChatRequest): Anthropic.MessageCreateParamsNonStreaming => ({
+    model: request.model,
+    max_tokens: request.maxTokens,
+    ...(request.system === "" ? {} : { system: request.system }),
+    messages: alternateTurns(request.messages),
+  });
+  const callOptions = (request: ChatRequest) => ({
+    provider: "Anthropic",
+    ...settings,
+    signal: request.signal,
+    // 529 "overloaded" is a 5xx and so is retried like 500 and 503.
+    describeFailure: (error: unknown) => describeUpstreamFailure(error, (cause) => cause instanceof APIConnectionError),
+  });
+
   return {
     provider: "anthropic",
     async complete(request: ChatRequest): Promise<ChatReply> {
       if (client instanceof Error) throw providerFailed({ cause: client, retryable: false });
-      const body: Anthropic.MessageCreateParamsNonStreaming = {
-        model: request.model,
-        max_tokens: request.maxTokens,
-        ...(request.system === "" ? {} : { system: request.system }),
-        messages: alternateTurns(request.messages),
-      };
-      return callWithRetries(async (signal) => readReply(await client.messages.create(body, { signal, maxRetries: 0 })), {
-        provider: "Anthropic",
-        ...settings,
-        signal: request.signal,
-        // 529 "overloaded" is a 5xx and so is retried like 500 and 503.
-        describeFailure: (error) => describeUpstreamFailure(error, (cause) => cause instanceof APIConnectionError),
-      });
+      const body = bodyOf(request);
+      return callWithRetries(async (signal) => readReply(await client.messages.create(body, { signal, maxRetries: 0 })), callOptions(request));
+    },
+    async *stream(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+      if (client instanceof Error) throw providerFailed({ cause: client, retryable: false });
+      const body = bodyOf(request);
+      yield* streamWithRetries((signal) => readStream(client.messages.stream(body, { signal, maxRetries: 0 })), callOptions(request));
     },
   };
+}
+
+/** Text deltas of the message stream's events; usage from `message_start` (input) and `message_delta` (output). */
+async function* readStream(events: AsyncIterable<Anthropic.MessageStreamEvent>): AsyncGenerator<ChatStreamPart> {
+  let inputTokens: number | undefined;
+  let outputTokens: number | undefined;
+  let stopped = false;
+  for await (const event of events) {
+    if (event.type === "message_start") inputTokens = event.message.usage?.input_tokens;
+    else if (event.type === "content_block_delta" && event.delta.type === "text_delta" && event.delta.text !== "") yield { type: "delta", text: event.delta.text };
+    else if (event.type === "message_delta") outputTokens = event.usage?.output_tokens ?? outputTokens;
+    else if (event.type === "message_stop") stopped = true;
+  }
+  if (!stopped) throw new UnexpectedReplyError("The Anthropic stream ended before message_stop.");
+  const usage = typeof inputTokens === "number" && typeof outputTokens === "number" ? { usage: { inputTokens, outputTokens } } : {};
+  yield { type: "finish", ...usage };
 }
 
 function readReply(message: Anthropic.Message): ChatReply {

@@ -90,7 +90,8 @@ export function backoffMs(retry: number, policy: RetryPolicy, random: () => numb
   return ceiling / 2 + (random() * ceiling) / 2;
 }
 
-function abortedFailure(deadline: AbortSignal, combined: AbortSignal, lastError: unknown) {
+/** The failure of a call its signal ended: the deadline's (retryable), or the caller's (not ours to retry). */
+export function abortedFailure(deadline: AbortSignal, combined: AbortSignal, lastError: unknown) {
   if (deadline.aborted) {
     const timeout = deadline.reason as DeadlineExceededError;
     // fetch rejects with the abort reason itself; otherwise keep the SDK's error as the cause.

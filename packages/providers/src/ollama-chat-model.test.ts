@@ -1,11 +1,13 @@
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { runChatModelStreamCases } from "./test-support/chat-model-stream-cases.js";
+import type { ChatModelSubject } from "./test-support/chat-model-failure-cases.js";
 import { createOllamaChatModel } from "./ollama-chat-model.js";
 import { runChatModelFailureCases, SAMPLE_REQUEST } from "./test-support/chat-model-failure-cases.js";
 import { testEnvironment } from "./test-support/test-environment.js";
 import { replyWith } from "./testing/fake-behaviours.js";
 import { startFakeOllama, type FakeOllama } from "./testing/fake-ollama.js";
 
-runChatModelFailureCases({
+const subject: ChatModelSubject = {
   name: "Ollama",
   start: async () => {
     const fake = await startFakeOllama();
@@ -16,6 +18,14 @@ runChatModelFailureCases({
   retryableStatuses: [429, 500, 503],
   // ollama's ResponseError keeps the status but not the headers.
   readsRetryAfter: false,
+};
+runChatModelFailureCases(subject);
+runChatModelStreamCases({
+  ...subject,
+  expectStreamRequest: (body) => {
+    expect(body).toMatchObject({ stream: true });
+  },
+  reportedUsage: { inputTokens: 11, outputTokens: 7 },
 });
 
 describe("Ollama chat model", () => {

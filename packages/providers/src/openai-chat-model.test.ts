@@ -1,11 +1,13 @@
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { runChatModelStreamCases } from "./test-support/chat-model-stream-cases.js";
+import type { ChatModelSubject } from "./test-support/chat-model-failure-cases.js";
 import { createOpenAIChatModel } from "./openai-chat-model.js";
 import { runChatModelFailureCases, SAMPLE_REQUEST, expectProviderFailed } from "./test-support/chat-model-failure-cases.js";
 import { FAST_RETRIES, TEST_API_KEY, testEnvironment } from "./test-support/test-environment.js";
 import { hangForever, replyWith } from "./testing/fake-behaviours.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./testing/fake-openai.js";
 
-runChatModelFailureCases({
+const subject: ChatModelSubject = {
   name: "OpenAI",
   start: async () => {
     const fake = await startFakeOpenAI();
@@ -15,6 +17,14 @@ runChatModelFailureCases({
   create: (url, settings) => createOpenAIChatModel({ apiKey: TEST_API_KEY, baseURL: url, ...settings }),
   retryableStatuses: [429, 500, 503],
   readsRetryAfter: true,
+};
+runChatModelFailureCases(subject);
+runChatModelStreamCases({
+  ...subject,
+  expectStreamRequest: (body) => {
+    expect(body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  },
+  reportedUsage: { inputTokens: 11, outputTokens: 7 },
 });
 
 describe("OpenAI chat model", () => {

@@ -1,4 +1,4 @@
-import type { ChatModel, ChatReply, ChatRequest } from "@parley/core";
+import type { ChatModel, ChatReply, ChatRequest, ChatStreamPart, TokenUsage } from "@parley/core";
 import { providerFailed } from "@parley/core";
 import type OpenAI from "openai";
 import { callWithRetries } from "./call-with-retries.js";
@@ -6,6 +6,7 @@ import { resolveCallSettings } from "./call-settings.js";
 import { alternateTurns, UnexpectedReplyError } from "./chat-turns.js";
 import { createOpenAIClient, isOpenAIConnectionError, type OpenAIConnectionOptions } from "./openai-client.js";
 import { readProviderEnvironment } from "./provider-environment.js";
+import { streamWithRetries } from "./stream-with-retries.js";
 import { describeUpstreamFailure } from "./upstream-failure.js";
 
 /** Options of {@link createOpenAIChatModel}. */
@@ -26,26 +27,48 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions = {}): Cha
   const baseURL = options.baseURL ?? environment.openai.baseURL;
   const maxTokensField = options.maxTokensField ?? (isOpenAIsOwnEndpoint(baseURL) ? "max_completion_tokens" : "max_tokens");
 
+  const bodyOf = (request: ChatRequest) => ({ model: request.model, messages: toOpenAIMessages(request), [maxTokensField]: request.maxTokens });
+  const callOptions = (request: ChatRequest) => ({
+    provider: "OpenAI",
+    ...settings,
+    signal: request.signal,
+    describeFailure: (error: unknown) => describeUpstreamFailure(error, isOpenAIConnectionError),
+  });
+
   return {
     provider: "openai",
     async complete(request: ChatRequest): Promise<ChatReply> {
       if (client instanceof Error) throw providerFailed({ cause: client, retryable: false });
-      const body = {
-        model: request.model,
-        messages: toOpenAIMessages(request),
-        [maxTokensField]: request.maxTokens,
-      } as OpenAI.ChatCompletionCreateParamsNonStreaming;
-      return callWithRetries(
-        async (signal) => readReply(await client.chat.completions.create(body, { signal, maxRetries: 0 })),
-        {
-          provider: "OpenAI",
-          ...settings,
-          signal: request.signal,
-          describeFailure: (error) => describeUpstreamFailure(error, isOpenAIConnectionError),
-        },
-      );
+      const body = bodyOf(request) as OpenAI.ChatCompletionCreateParamsNonStreaming;
+      return callWithRetries(async (signal) => readReply(await client.chat.completions.create(body, { signal, maxRetries: 0 })), callOptions(request));
+    },
+    async *stream(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+      if (client instanceof Error) throw providerFailed({ cause: client, retryable: false });
+      // Usage comes in one last chunk, with no choices, only when asked for.
+      const body = { ...bodyOf(request), stream: true, stream_options: { include_usage: true } } as OpenAI.ChatCompletionCreateParamsStreaming;
+      yield* streamWithRetries(async function* (signal) {
+        yield* readStream(await client.chat.completions.create(body, { signal, maxRetries: 0 }));
+      }, callOptions(request));
     },
   };
+}
+
+async function* readStream(chunks: AsyncIterable<OpenAI.ChatCompletionChunk>): AsyncGenerator<ChatStreamPart> {
+  let finished = false;
+  let usage: TokenUsage | undefined;
+  for await (const chunk of chunks) {
+    if (typeof chunk !== "object" || chunk === null || !Array.isArray(chunk.choices)) throw new UnexpectedReplyError("An OpenAI stream chunk has no choices.");
+    const choice = chunk.choices[0];
+    const text = choice?.delta?.content;
+    if (typeof text === "string" && text !== "") yield { type: "delta", text };
+    if (choice?.finish_reason) finished = true;
+    if (typeof chunk.usage?.prompt_tokens === "number" && typeof chunk.usage.completion_tokens === "number") {
+      usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+    }
+  }
+  // The SDK ends quietly when the body ends; a reply is whole only once a choice says why it stopped.
+  if (!finished) throw new UnexpectedReplyError("The OpenAI stream ended before the reply was finished.");
+  yield { type: "finish", ...(usage ? { usage } : {}) };
 }
 
 function toOpenAIMessages(request: ChatRequest): OpenAI.ChatCompletionMessageParam[] {

@@ -57,10 +57,10 @@ describe("operator API: conversations", () => {
     expect(shown.status).toBe(200);
     expect(shown.json).toMatchObject({ id: conversationId, session_id: "reader", message_count: 4 });
     expect(shown.json.messages).toEqual([
-      { id: expect.stringMatching(UUID), author: "user", content: "What are your hours?", created_at: expect.stringMatching(TIME) },
-      { id: expect.stringMatching(UUID), author: "model", content: "This is the fake model's reply.", created_at: expect.stringMatching(TIME) },
-      { id: expect.stringMatching(UUID), author: "user", content: "And on Sunday?", created_at: expect.stringMatching(TIME) },
-      { id: expect.stringMatching(UUID), author: "model", content: "This is the fake model's reply.", created_at: expect.stringMatching(TIME) },
+      { id: expect.stringMatching(UUID), author: "user", content: "What are your hours?", created_at: expect.stringMatching(TIME), sources: [] },
+      { id: expect.stringMatching(UUID), author: "model", content: "This is the fake model's reply.", created_at: expect.stringMatching(TIME), sources: [] },
+      { id: expect.stringMatching(UUID), author: "user", content: "And on Sunday?", created_at: expect.stringMatching(TIME), sources: [] },
+      { id: expect.stringMatching(UUID), author: "model", content: "This is the fake model's reply.", created_at: expect.stringMatching(TIME), sources: [] },
     ]);
     const after = await api(alice.adminKey, "GET", `/v1/admin/conversations/${conversationId}?after=${shown.json.messages[1].id as string}`);
     expect(after.status).toBe(200);
@@ -84,7 +84,7 @@ describe("operator API: conversations", () => {
 
     const reply = await api(alice.adminKey, "POST", `/v1/admin/conversations/${conversationId}/messages`, { content: "  Hi, I am Dana from support.  " });
     expect(reply.status).toBe(201);
-    expect(reply.json).toEqual({ id: expect.stringMatching(UUID), author: "agent", content: "Hi, I am Dana from support.", created_at: expect.stringMatching(TIME) });
+    expect(reply.json).toEqual({ id: expect.stringMatching(UUID), author: "agent", content: "Hi, I am Dana from support.", created_at: expect.stringMatching(TIME), sources: [] });
 
     const ended = await api(alice.adminKey, "DELETE", `/v1/admin/conversations/${conversationId}/takeover`);
     expect(ended.status).toBe(200);
@@ -99,6 +99,31 @@ describe("operator API: conversations", () => {
   });
 });
 
+describe("operator API: a model reply's sources", () => {
+  it("shows the documents a reply's context came from on the reply, [] on other messages, in both message views; the spec's chat still answers only {response}", async () => {
+    const { api, alice, runtime } = server;
+    const botId = (await api(alice.adminKey, "POST", "/v1/admin/chatbots", { name: "Sourced", provider: "openai", model: "gpt-test" })).json.id as string;
+    const queued = await api(alice.adminKey, "POST", `/v1/admin/chatbots/${botId}/documents`, { title: "Refund policy", text: "Refunds are paid back within 14 days of a return." });
+    expect(queued.status).toBe(202);
+    await runtime.ingestions.runOnce();
+    const [document] = (await api(alice.adminKey, "GET", `/v1/admin/chatbots/${botId}/documents`)).json.data as { id: string; title: string; source: string }[];
+
+    const chat = await api(alice.chatKey, "POST", `/v1/chatbots/${botId}/chat`, { message: "How long do refunds take?", session_id: "cited" });
+    expect(chat.status).toBe(200);
+    expect(Object.keys(chat.json)).toEqual(["response"]);
+
+    const conversationId = (await api(alice.adminKey, "GET", `/v1/admin/conversations?chatbot_id=${botId}`)).json.data[0].id as string;
+    const shown = await api(alice.adminKey, "GET", `/v1/admin/conversations/${conversationId}`);
+    const expectedSources = [{ document_id: document!.id, title: "Refund policy", source: document!.source, page: null }];
+    expect(shown.json.messages.map((message: { author: string; sources: unknown }) => [message.author, message.sources])).toEqual([
+      ["user", []],
+      ["model", expectedSources],
+    ]);
+    const session = await api(alice.chatKey, "GET", `/v1/chatbots/${botId}/sessions/cited/messages`);
+    expect(session.json.data[1].sources).toEqual(expectedSources);
+  });
+});
+
 describe("the session messages route for chat keys (docs/design.md §10)", () => {
   it("lists a session's messages oldest first with authors, `?after=` for the newer ones, and 404 for a session without a conversation", async () => {
     const { api, alice, chat } = server;
@@ -108,8 +133,8 @@ describe("the session messages route for chat keys (docs/design.md §10)", () =>
     expect(listed.status).toBe(200);
     expect(listed.json).toEqual({
       data: [
-        { id: expect.stringMatching(UUID), author: "user", content: "Do you ship abroad?", created_at: expect.stringMatching(TIME) },
-        { id: expect.stringMatching(UUID), author: "model", content: "This is the fake model's reply.", created_at: expect.stringMatching(TIME) },
+        { id: expect.stringMatching(UUID), author: "user", content: "Do you ship abroad?", created_at: expect.stringMatching(TIME), sources: [] },
+        { id: expect.stringMatching(UUID), author: "model", content: "This is the fake model's reply.", created_at: expect.stringMatching(TIME), sources: [] },
       ],
     });
     expect(listed.headers.get("ratelimit-limit")).toBe("60");

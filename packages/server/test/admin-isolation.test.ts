@@ -1,5 +1,6 @@
+import { replyWith } from "@parley/providers/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startOperatorServer, type OperatorServer } from "./admin-test-support.js";
+import { startOperatorServer, type OperatorServer, type Tenant } from "./admin-test-support.js";
 import { startReceiver } from "./webhook-test-support.js";
 
 let server: OperatorServer;
@@ -18,6 +19,16 @@ beforeAll(async () => {
   const webhookId = (await api(alice.adminKey, "POST", "/v1/admin/webhooks", { url: receiver.url })).json.id as string;
   await chat(alice, "alice-visitor", "Hello from Alice's visitor");
   await chat(bob, "bob-visitor", "Hello from Bob's visitor");
+  // Each user also has a conversation in every other state, so each status filter has rows of
+  // both users to keep apart: one the model answered blank (needs attention), one taken over.
+  for (const tenant of [alice, bob] as Tenant[]) {
+    const name = tenant === alice ? "alice" : "bob";
+    server.context.openai.chat.enqueue(replyWith("   "));
+    await chat(tenant, `${name}-waiting`, "Is anyone there?");
+    await chat(tenant, `${name}-taken`, "I would like to talk to a person.");
+    const taken = (await api(tenant.adminKey, "GET", "/v1/admin/conversations")).json.data.find((row: { session_id: string }) => row.session_id === `${name}-taken`);
+    expect((await api(tenant.adminKey, "POST", `/v1/admin/conversations/${taken.id as string}/takeover`)).status).toBe(200);
+  }
   await runtime.dispatcher.runOnce();
   const conversationId = (await api(alice.adminKey, "GET", "/v1/admin/conversations")).json.data[0].id as string;
   const deliveryId = (await api(alice.adminKey, "GET", "/v1/admin/webhook-deliveries")).json.data[0].id as string;
@@ -82,9 +93,15 @@ describe("isolation between users on the operator API", () => {
     const list = async (path: string) => (await api(bob.adminKey, "GET", path)).json as { data: Record<string, unknown>[]; next_cursor: string | null };
     expect((await list("/v1/admin/chatbots")).data.map((bot) => bot.id)).toEqual([bob.botId]);
     expect((await list(`/v1/admin/chatbots/${bob.botId}/documents`)).data).toEqual([]);
-    expect((await list("/v1/admin/conversations")).data.map((row) => row.session_id)).toEqual(["bob-visitor"]);
-    for (const status of ["bot", "human", "attention"]) {
-      expect((await list(`/v1/admin/conversations?status=${status}`)).data.every((row) => row.chatbot_id === bob.botId)).toBe(true);
+    const sessions = async (key: string, query: string) =>
+      ((await api(key, "GET", `/v1/admin/conversations${query}`)).json.data as { session_id: string }[]).map((row) => row.session_id).sort();
+    expect(await sessions(bob.adminKey, "")).toEqual(["bob-taken", "bob-visitor", "bob-waiting"]);
+    // Each filter returns exactly the caller's conversations in that state, while the other user
+    // has one in the same state that must not show.
+    const byStatus = { bot: ["visitor", "waiting"], human: ["taken"], attention: ["waiting"] };
+    for (const [status, names] of Object.entries(byStatus)) {
+      expect({ status, bob: await sessions(bob.adminKey, `?status=${status}`) }).toEqual({ status, bob: names.map((name) => `bob-${name}`) });
+      expect({ status, alice: await sessions(alice.adminKey, `?status=${status}`) }).toEqual({ status, alice: names.map((name) => `alice-${name}`) });
     }
     expect((await list("/v1/admin/keys")).data.map((key) => key.name).sort()).toEqual(["operator", "widget"]);
     expect((await list("/v1/admin/webhooks")).data).toEqual([]);
@@ -94,10 +111,10 @@ describe("isolation between users on the operator API", () => {
     expect(search.json).toEqual({ data: [] });
 
     const usage = (await api(bob.adminKey, "GET", "/v1/admin/usage")).json;
-    expect(usage).toMatchObject({ used: 1, remaining: 999, by_chatbot: [{ chatbot_id: bob.botId, messages: 1 }] });
-    expect(usage.by_day.map((day: { messages: number }) => day.messages)).toEqual([1]);
+    expect(usage).toMatchObject({ used: 3, remaining: 997, by_chatbot: [{ chatbot_id: bob.botId, messages: 3 }] });
+    expect(usage.by_day.map((day: { messages: number }) => day.messages)).toEqual([3]);
     // And Alice still sees all of hers.
     expect((await api(alice.adminKey, "GET", "/v1/admin/webhook-deliveries")).json.data.length).toBeGreaterThan(0);
-    expect((await api(alice.adminKey, "GET", "/v1/admin/usage")).json).toMatchObject({ used: 1, by_chatbot: [{ chatbot_id: alice.botId, messages: 1 }] });
+    expect((await api(alice.adminKey, "GET", "/v1/admin/usage")).json).toMatchObject({ used: 3, by_chatbot: [{ chatbot_id: alice.botId, messages: 3 }] });
   });
 });

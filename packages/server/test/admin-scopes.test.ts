@@ -117,7 +117,13 @@ describe("key scopes on the operator API", () => {
     expect(refused.headers.get("ratelimit-remaining")).toBe("0");
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     // The same key on a spec route shares that budget; the tenant's other keys do not.
-    expect((await api(fresh.key, "GET", "/v1/chatbots")).status).toBe(429);
+    const sharedBudget = await api(fresh.key, "GET", "/v1/chatbots");
+    expect({ status: sharedBudget.status, body: sharedBudget.json, limit: sharedBudget.headers.get("ratelimit-limit"), remaining: sharedBudget.headers.get("ratelimit-remaining") }).toEqual({
+      status: 429,
+      body: { detail: "API rate limit exceeded. Maximum 600 requests per minute." },
+      limit: "600",
+      remaining: "0",
+    });
     expect((await api(alice.adminKey, "GET", "/v1/admin/usage")).status).toBe(200);
     const chatKey = (await runtime.parley.admin.createApiKey({ userId: alice.userId })).key;
     expect((await api(chatKey, "GET", "/v1/chatbots")).headers.get("ratelimit-limit")).toBe("60");

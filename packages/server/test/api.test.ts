@@ -133,7 +133,7 @@ describe("bad requests", () => {
 
   it("checks the body before the chatbot: a bad body to a missing chatbot is 422", async () => {
     const response = await call(`${server.url}/v1/chatbots/00000000-0000-4000-8000-000000000000/chat`, { key: await freshKey(), body: {} });
-    expect(response.status).toBe(422);
+    expect({ status: response.status, body: response.json }).toEqual({ status: 422, body: { detail: "message: must be a non-empty string" } });
   });
 
   it("answers hostile text in the message (FTS5 operators, quotes, SQL) like any other message", async () => {

@@ -6,6 +6,7 @@ let context: Awaited<ReturnType<typeof environment>>;
 let server: Awaited<ReturnType<typeof serve>>;
 let userId: string;
 let botId: string;
+let adminKey: string;
 
 beforeAll(async () => {
   // A per-key limit of 2, so the third request of a key is refused.
@@ -14,6 +15,8 @@ beforeAll(async () => {
   const { admin } = server.runtime.parley;
   userId = (await admin.createUser({ email: "cache@example.com" })).id;
   botId = (await admin.createChatbot({ userId, name: "Cache", provider: "openai", model: "gpt-test", systemPrompt: "Secret house rules." })).id;
+  // Its own limit (600 a minute) is far from reach: only the chat keys run into theirs here.
+  adminKey = (await admin.createApiKey({ userId, scope: "admin" })).key;
 });
 
 afterAll(async () => {
@@ -24,7 +27,7 @@ afterAll(async () => {
 const freshKey = async () => (await server.runtime.parley.admin.createApiKey({ userId })).key;
 
 describe("Cache-Control", () => {
-  it("is no-store on every answer of the API, successes and refusals alike, and on /healthz", async () => {
+  it("is no-store on every answer of the API, the operator API and its event stream included, successes and refusals alike, and on /healthz", async () => {
     const answers: Record<string, Awaited<ReturnType<typeof call>>> = {};
     let key = await freshKey();
     answers["200 list"] = await call(`${server.url}/v1/chatbots`, { key });
@@ -41,6 +44,13 @@ describe("Cache-Control", () => {
     answers["401 no key"] = await call(`${server.url}/v1/chatbots`);
     answers["404 route"] = await call(`${server.url}/v1/nothing-here`);
     answers["405 method"] = await call(`${server.url}/v1/chatbots`, { method: "DELETE" });
+    answers["200 admin list"] = await call(`${server.url}/v1/admin/conversations`, { key: adminKey });
+    answers["200 admin detail (carries the system prompt)"] = await call(`${server.url}/v1/admin/chatbots/${botId}`, { key: adminKey });
+    answers["201 admin create"] = await call(`${server.url}/v1/admin/keys`, { key: adminKey, body: { name: "shown once" } });
+    answers["403 admin route, chat key"] = await call(`${server.url}/v1/admin/usage`, { key: await freshKey() });
+    answers["404 admin chatbot"] = await call(`${server.url}/v1/admin/chatbots/00000000-0000-4000-8000-000000000000`, { key: adminKey });
+    answers["422 admin body"] = await call(`${server.url}/v1/admin/chatbots`, { key: adminKey, body: {} });
+    answers["401 admin no key"] = await call(`${server.url}/v1/admin/usage`);
     answers["200 healthz"] = await call(`${server.url}/healthz`);
     answers["405 healthz"] = await call(`${server.url}/healthz`, { method: "POST" });
 
@@ -55,8 +65,21 @@ describe("Cache-Control", () => {
       ["401 no key", 401, "no-store"],
       ["404 route", 404, "no-store"],
       ["405 method", 405, "no-store"],
+      ["200 admin list", 200, "no-store"],
+      ["200 admin detail (carries the system prompt)", 200, "no-store"],
+      ["201 admin create", 201, "no-store"],
+      ["403 admin route, chat key", 403, "no-store"],
+      ["404 admin chatbot", 404, "no-store"],
+      ["422 admin body", 422, "no-store"],
+      ["401 admin no key", 401, "no-store"],
       ["200 healthz", 200, "no-store"],
       ["405 healthz", 405, "no-store"],
     ]);
+
+    // The live event stream: its headers are all this needs, so the stream is left at once.
+    const stream = new AbortController();
+    const events = await fetch(`${server.url}/v1/admin/events`, { headers: { authorization: `Bearer ${adminKey}` }, signal: stream.signal });
+    stream.abort();
+    expect([events.status, events.headers.get("content-type"), events.headers.get("cache-control")]).toEqual([200, "text/event-stream; charset=utf-8", "no-store"]);
   });
 });

@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixture, startTestSite, type TestSite } from "../../knowledge/test/site-server.js";
 import { call, environment, serve } from "./harness.js";
@@ -81,18 +82,29 @@ describe("POST /v1/admin/chatbots/{id}/documents", () => {
     expect(await finished(accepted.json.id)).toMatchObject({ status: "succeeded", documents_done: 3 });
   });
 
-  it("answers 404 for another chatbot id before reading the upload", async () => {
-    const response = await fetch(`${server.url}/v1/admin/chatbots/00000000-0000-4000-8000-000000000000/documents`, {
+  it("answers 404 for another chatbot id before reading the upload: the answer comes while the body is still unsent, and nothing is stored", async () => {
+    // The upload's first part is sent and the rest held back: only a server that answers without
+    // reading the body can answer now. One that reads it first would store the file.
+    const boundary = "parley-held-upload";
+    const request = httpRequest(`${server.url}/v1/admin/chatbots/00000000-0000-4000-8000-000000000000/documents`, {
       method: "POST",
-      headers: { authorization: `Bearer ${key}` },
-      body: (() => {
-        const form = new FormData();
-        form.append("files", new Blob(["text"]), "a.txt");
-        return form;
-      })(),
+      headers: { authorization: `Bearer ${key}`, "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(10 * 1024 * 1024) },
     });
-    expect({ status: response.status, body: await response.json() }).toEqual({ status: 404, body: { detail: "Chatbot not found." } });
-    expect(waiting()).toBe(0);
+    try {
+      const outcome = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        request.on("error", reject);
+        request.on("response", (response) => {
+          let body = "";
+          response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+          response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+        });
+        request.write(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n${"text ".repeat(1000)}`);
+      });
+      expect(outcome).toEqual({ status: 404, body: JSON.stringify({ detail: "Chatbot not found." }) });
+      expect(waiting()).toBe(0);
+    } finally {
+      request.destroy();
+    }
   });
 
   it("keeps an upload in the database until its ingestion reads it, and removes it with its chatbot", async () => {

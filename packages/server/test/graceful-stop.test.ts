@@ -75,12 +75,20 @@ describe("SIGTERM", () => {
     const receiver = await startHoldingReceiver();
     const { key, botId } = await seed(env, receiver.url);
     const server = await serveChild(env);
-    context.openai.chat.enqueue(replyWith("finished after the stop began", { delayMs: 1_500 }));
+    // The model holds its reply until the test lets it go: the chat is in flight at the signal
+    // however fast or slow the machine.
+    let answerModel!: () => void;
+    const modelMayAnswer = new Promise<void>((resolve) => (answerModel = resolve));
+    const before = context.openai.chat.requestCount;
+    context.openai.chat.enqueue(replyWith("finished after the stop began", { until: modelMayAnswer }));
     const inFlight = call(`${server.url}/v1/chatbots/${botId}/chat`, { key, body: { message: "take your time", session_id: "stop" } });
     // The chat has committed its events and the dispatcher is posting them; the model is still thinking.
-    await expect.poll(() => receiver.arrived(), { timeout: 10_000, interval: 10 }).toBe(2);
+    // (The polls' timeouts only bound a hang: each waits for a state that must come.)
+    await expect.poll(() => receiver.arrived(), { timeout: 30_000, interval: 10 }).toBe(2);
+    await expect.poll(() => context.openai.chat.requestCount, { timeout: 30_000, interval: 10 }).toBe(before + 1);
     server.process.kill("SIGTERM");
-    await expect.poll(() => fetch(`${server.url}/healthz`).then(() => "accepted", () => "refused"), { timeout: 10_000, interval: 20 }).toBe("refused");
+    await expect.poll(() => fetch(`${server.url}/healthz`).then(() => "accepted", () => "refused"), { timeout: 30_000, interval: 20 }).toBe("refused");
+    answerModel();
     expect(await inFlight).toMatchObject({ status: 200, json: { response: "finished after the stop began" } });
     receiver.release();
     expect(await server.exited).toEqual({ code: 0, signal: null });
@@ -103,7 +111,7 @@ describe("SIGTERM", () => {
       (response) => response.status,
       () => "cut",
     );
-    await expect.poll(() => context.openai.chat.requestCount, { timeout: 10_000, interval: 10 }).toBe(before + 1);
+    await expect.poll(() => context.openai.chat.requestCount, { timeout: 30_000, interval: 10 }).toBe(before + 1);
     server.process.kill("SIGTERM");
     expect(await inFlight).toBe("cut");
     expect(await server.exited).toEqual({ code: 0, signal: null });

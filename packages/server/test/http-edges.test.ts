@@ -4,10 +4,13 @@ import { replyWith } from "@parley/providers/testing";
 import { environment, serve } from "./harness.js";
 import { exchange, nodeRequest } from "./raw-http.js";
 
-// Short timeouts and a small connection cap so each limit is reached quickly, and a per-key limit
-// the loops of 200 cannot reach; every value comes in through the environment, as a self-hoster
-// would set it.
-const LIMITS = { PARLEY_KEY_RATE_LIMIT: "1000000", PARLEY_HEADERS_TIMEOUT_MS: "400", PARLEY_REQUEST_TIMEOUT_MS: "800", PARLEY_MAX_HEADER_BYTES: "4096", PARLEY_MAX_CONNECTIONS: "40" };
+// A small connection cap so it is reached quickly, and a per-key limit the loops of 200 cannot
+// reach; every value comes in through the environment, as a self-hoster would set it. The request
+// timeouts stay at their defaults here: however loaded the machine, sending a 1 MiB body never
+// runs into them. The slow clients get a server of their own with short ones, which a client
+// that never sends the rest reaches on any machine.
+const LIMITS = { PARLEY_KEY_RATE_LIMIT: "1000000", PARLEY_MAX_HEADER_BYTES: "4096", PARLEY_MAX_CONNECTIONS: "40" };
+const SHORT_TIMEOUTS = { PARLEY_HEADERS_TIMEOUT_MS: "400", PARLEY_REQUEST_TIMEOUT_MS: "800" };
 
 let context: Awaited<ReturnType<typeof environment>>;
 let server: Awaited<ReturnType<typeof serve>>;
@@ -124,17 +127,38 @@ describe("Expect: 100-continue on a body within the limit", () => {
 });
 
 describe("slow clients", () => {
+  let slowContext: Awaited<ReturnType<typeof environment>>;
+  let slowServer: Awaited<ReturnType<typeof serve>>;
+  let slowPort: number;
+  beforeAll(async () => {
+    slowContext = await environment({ ...LIMITS, ...SHORT_TIMEOUTS });
+    slowServer = await serve(slowContext.env);
+    slowPort = Number(new URL(slowServer.url).port);
+  });
+  const slowChat = async () => {
+    const { admin } = slowServer.runtime.parley;
+    const user = await admin.createUser({ email: "slow@example.com" });
+    const bot = await admin.createChatbot({ userId: user.id, name: "Slow", provider: "openai", model: "gpt-test" });
+    return { key: (await admin.createApiKey({ userId: user.id })).key, path: `/v1/chatbots/${bot.id}/chat` };
+  };
+  const countSlowUserMessages = () => (slowServer.runtime.database.prepare("SELECT count(*) AS n FROM messages WHERE role = 'user'").get() as { n: number }).n;
+  afterAll(async () => {
+    await slowServer?.running.stop();
+    await slowContext?.cleanup();
+  });
+
   it("answers 408 with a detail when the headers do not arrive in time (slowloris)", async () => {
-    const answer = await exchange(port, ["GET /v1/chatbots HTTP/1.1\r\nHost: x\r\n", "X-Slow: 1\r\n"]);
+    const answer = await exchange(slowPort, ["GET /v1/chatbots HTTP/1.1\r\nHost: x\r\n", "X-Slow: 1\r\n"]);
     expect(answer).toMatchObject({ status: 408, body: JSON.stringify({ detail: "The request was not received in time." }), error: null });
   });
 
   it("answers 408 when the body does not arrive in time, and the chat stores nothing", async () => {
-    const before = countUserMessages();
-    const lines = [`Authorization: Bearer ${key}`, "Content-Type: application/json", "Content-Length: 100"];
-    const answer = await exchange(port, [head("POST", chatPath, lines), `{"message":"slow`]);
+    const chat = await slowChat();
+    const before = countSlowUserMessages();
+    const lines = [`Authorization: Bearer ${chat.key}`, "Content-Type: application/json", "Content-Length: 100"];
+    const answer = await exchange(slowPort, [head("POST", chat.path, lines), `{"message":"slow`]);
     expect(answer).toMatchObject({ status: 408, body: JSON.stringify({ detail: "The request was not received in time." }), error: null });
-    expect(countUserMessages()).toBe(before);
+    expect(countSlowUserMessages()).toBe(before);
   });
 });
 
@@ -192,7 +216,3 @@ describe("the connection cap", () => {
     expect(served).toMatchObject({ status: 200, body: JSON.stringify({ status: "ok" }) });
   });
 });
-
-function countUserMessages(): number {
-  return (server.runtime.database.prepare("SELECT count(*) AS n FROM messages WHERE role = 'user'").get() as { n: number }).n;
-}

@@ -45,6 +45,9 @@ async function seedSqlite(path: string) {
       { source: "kettle.md", text: "# Descaling\n\nDescale the kettle every month with citric acid." },
       { source: "warranty.md", text: "The warranty lasts two years from purchase." },
     ]);
+    // A model reply that cites the knowledge: its sources travel with it.
+    const cited = await runtime.parley.chat({ user }, bot.id, { message: "How do I descale the kettle?", session_id: "cited" });
+    if (cited.sources.length === 0) throw new Error("the seed reply should cite a document");
     return { user, key, bot };
   } finally {
     runtime.close();
@@ -58,7 +61,7 @@ describe("parley migrate --from", () => {
     const env = { ...context.env, PARLEY_DATABASE_URL: server.url };
     const result = await runCliHere(["migrate", "--from", path], env);
     expect(result.stderr).toBe("");
-    expect(result.json).toMatchObject({ engine: "postgres", copied: { users: 1, api_keys: 1, chatbots: 2, conversations: 1, messages: 1, webhook_subscriptions: 1, search_chunks: 2 } });
+    expect(result.json).toMatchObject({ engine: "postgres", copied: { users: 1, api_keys: 1, chatbots: 2, conversations: 2, messages: 3, webhook_subscriptions: 1, search_chunks: 2 } });
 
     const database = openDatabase({ path });
     try {
@@ -70,6 +73,10 @@ describe("parley migrate --from", () => {
       const conversation = (await before.storage.findConversation(bot.id, "visitor\u00001"))!;
       expect(await after.storage.findConversation(bot.id, "visitor\u00001")).toEqual(conversation);
       expect(await after.storage.listMessages(conversation.id)).toEqual(await before.storage.listMessages(conversation.id));
+      const cited = (await before.storage.findConversation(bot.id, "cited"))!;
+      const citedMessages = await before.storage.listMessages(cited.id);
+      expect(citedMessages[1]!.sources.map((source) => source.source)).toContain("kettle.md");
+      expect(await after.storage.listMessages(cited.id)).toEqual(citedMessages);
       expect(await after.storage.listOutboxEvents({ limit: 100 })).toEqual(await before.storage.listOutboxEvents({ limit: 100 }));
       expect(await after.storage.listWebhookSubscriptions(user.id)).toEqual(await before.storage.listWebhookSubscriptions(user.id));
       expect(await after.search.listDocuments(bot.id, { limit: 10 })).toEqual(await before.search.listDocuments(bot.id, { limit: 10 }));

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,9 +22,14 @@ async function closedPort(): Promise<number> {
 describe("the quickstart: serve --quickstart on an empty database with no provider keys", () => {
   it("creates a demo chatbot, prints a key and curl commands that work, and says Ollama is not running", async () => {
     const ollamaPort = await closedPort();
+    // A console build of its own, served instead of the installed one (PARLEY_CONSOLE_DIR).
+    const consoleDir = join(folder, "console");
+    mkdirSync(join(consoleDir, "assets"), { recursive: true });
+    writeFileSync(join(consoleDir, "index.html"), '<!doctype html><title>A console built elsewhere</title><script type="module" src="/console/assets/own.js"></script>');
+    writeFileSync(join(consoleDir, "assets", "own.js"), "export {};");
     const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "test/run-cli.ts", "serve", "--quickstart", "--port", "0"], {
       cwd: fileURLToPath(new URL("..", import.meta.url)),
-      env: { PATH: process.env.PATH, PARLEY_DB: join(folder, "parley.db"), OLLAMA_HOST: `http://127.0.0.1:${ollamaPort}` },
+      env: { PATH: process.env.PATH, PARLEY_DB: join(folder, "parley.db"), OLLAMA_HOST: `http://127.0.0.1:${ollamaPort}`, PARLEY_CONSOLE_DIR: consoleDir },
     });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
@@ -44,6 +49,8 @@ describe("the quickstart: serve --quickstart on an empty database with no provid
       expect(stderr).toContain(`Open the console at ${url}/console and sign in with this admin key`);
       expect((await call(`${url}/v1/admin/chatbots`, { key: adminKey })).json).toMatchObject({ data: [{ name: "Kettlebird Support" }], next_cursor: null });
       expect((await call(`${url}/v1/admin/chatbots`, { key })).status).toBe(403);
+      const page = await fetch(`${url}/console/`);
+      expect([page.status, await page.text()]).toEqual([200, expect.stringContaining("<title>A console built elsewhere</title>")]);
       const chat = await call(`${url}/v1/chatbots/${bot!.id}/chat`, { key, body: { message: "How long is the warranty?" } });
       expect(chat).toMatchObject({ status: 500, json: { detail: "The language model provider failed to answer." } });
     } finally {

@@ -3,6 +3,8 @@ import { existsSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createPool } from "@parley/postgres";
+import { replyWith } from "@parley/providers/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, environment, runCli } from "./harness.js";
 import { startTestPostgres, testDatabaseUrl, type TestPostgres } from "./test-postgres-url.js";
@@ -35,7 +37,7 @@ describe("the CLI on PostgreSQL", () => {
   it("migrates, then every command works on the database PARLEY_DATABASE_URL names", async () => {
     const env = { ...context.env, PARLEY_DATABASE_URL: database.url };
     const cli = (...args: string[]) => runCli(args, env);
-    expect((await cli("migrate")).json).toEqual({ engine: "postgres", schema: { storage: 3, search: 2 }, vectors: database.vectors });
+    expect((await cli("migrate")).json).toEqual({ engine: "postgres", schema: { storage: 4, search: 2 }, vectors: database.vectors });
     const user = (await cli("user", "create", "--email", "pg@example.com")).json as Record<string, string>;
     const bot = (await cli("bot", "create", "--user", user.id!, "--name", "Kettle Bot", "--provider", "openai", "--model", "m")).json as Record<string, string>;
     expect(bot).toMatchObject({ slug: "kettle-bot" });
@@ -72,9 +74,20 @@ describe("the CLI on PostgreSQL", () => {
       const list = await call(`${url}/v1/chatbots`, { key });
       expect(list.status).toBe(200);
       expect((list.json as { id: string }[]).map((chatbot) => chatbot.id)).toEqual([bot.id]);
+      context.openai.chat.enqueue(replyWith("Served from PostgreSQL."));
       const chat = await call(`${url}/v1/chatbots/${bot.id}/chat`, { key, body: { message: "Hello?", session_id: "served" } });
-      expect(chat.status).toBe(200);
-      expect(chat.json).toEqual({ response: expect.any(String) });
+      expect({ status: chat.status, body: chat.json }).toEqual({ status: 200, body: { response: "Served from PostgreSQL." } });
+      // The visitor's question reached the model, and both turns are stored in PostgreSQL.
+      expect(JSON.stringify(context.openai.chat.requests.at(-1)?.body)).toContain("Hello?");
+      const stored = createPool({ url: database.url, poolSize: 1 });
+      try {
+        const { rows } = await stored.query(
+          "SELECT m.role, m.content FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.session_id = 'served' ORDER BY m.seq",
+        );
+        expect(rows).toEqual([{ role: "user", content: "Hello?" }, { role: "assistant", content: "Served from PostgreSQL." }]);
+      } finally {
+        await stored.end();
+      }
     } finally {
       child.kill("SIGTERM");
     }
@@ -117,7 +130,7 @@ describe.skipIf(testDatabaseUrl === undefined)("the CLI on a PostgreSQL server w
     try {
       if (own.vectors === "pgvector") return; // this server has pgvector: nothing to refuse
       const env = { ...context.env, PARLEY_DATABASE_URL: own.url };
-      expect((await runCli(["migrate"], env)).json).toEqual({ engine: "postgres", schema: { storage: 3, search: 2 }, vectors: "in-process" });
+      expect((await runCli(["migrate"], env)).json).toEqual({ engine: "postgres", schema: { storage: 4, search: 2 }, vectors: "in-process" });
       const moved = await runCli(["migrate", "--vectors", "pgvector"], env);
       expect(moved.code).toBe(1);
       expect(moved.stderr).toBe(

@@ -1,6 +1,6 @@
 import BetterSqlite3 from "better-sqlite3";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +13,8 @@ const freshPath = temporaryPaths();
 const track = closeAfterEach();
 const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8).padStart(4, "0");
 const databaseFiles = (path: string) => [path, `${path}-wal`, `${path}-shm`];
+/** The uid and gid of the account `nobody`. */
+const NOBODY = 65534;
 
 // The usual umask, which lets SQLite create files every local user can read.
 let previousUmask: number;
@@ -68,7 +70,11 @@ describe("database file modes", () => {
     expect(reports).toEqual([]);
   });
 
-  // Only root can open a database as another account, the one case where chmod is refused.
+  // A process may change the mode of its own files only: the database belongs to another account
+  // (nobody), and the child opening it runs without CAP_FOWNER, the capability that lets root
+  // change anyone's files, so its chmod is refused as any non-owner's is. Only root can set this
+  // up. The child keeps root's right to read: a clone in a private (0700) folder, out of other
+  // accounts' reach, still loads its modules.
   it.skipIf(process.getuid?.() !== 0)("leaves a database another account owns as it is, -wal and -shm included, and reports it untouched", { timeout: 30_000 }, () => {
     const folder = mkdtempSync(join(tmpdir(), "parley-shared-db-"));
     try {
@@ -76,20 +82,24 @@ describe("database file modes", () => {
       const path = join(folder, "shared.db");
       track(openDatabase({ path })).close();
       chmodSync(path, 0o666);
-      const script = `import { openDatabase } from ${JSON.stringify(fileURLToPath(new URL("./database.ts", import.meta.url)))};
+      chownSync(path, NOBODY, NOBODY);
+      const script = `import { statSync } from "node:fs";
+        import { openDatabase } from ${JSON.stringify(fileURLToPath(new URL("./database.ts", import.meta.url)))};
         const database = openDatabase({ path: ${JSON.stringify(path)}, onFileModes: (report) => console.log(JSON.stringify(report)) });
-        const modes = ["-wal", "-shm"].map((suffix) => (statSync(${JSON.stringify(path)} + suffix).mode & 0o777).toString(8));
-        console.log(JSON.stringify(modes));
+        const files = ["-wal", "-shm"].map((suffix) => statSync(${JSON.stringify(path)} + suffix));
+        console.log(JSON.stringify(files.map((file) => [(file.mode & 0o777).toString(8), file.uid])));
         database.close();`;
-      const child = spawnSync(process.execPath, ["--conditions=source", "--import", "tsx", "--input-type=module", "-e", `import { statSync } from "node:fs"; ${script}`], {
-        uid: 65534,
-        gid: 65534,
-        encoding: "utf8",
-      });
+      const child = spawnSync(
+        "setpriv",
+        ["--bounding-set=-fowner", "--inh-caps=-fowner", "--", process.execPath, "--conditions=source", "--import", "tsx", "--input-type=module", "-e", script],
+        { encoding: "utf8" },
+      );
+      expect(child.error).toBeUndefined();
       expect(child.stderr).toBe("");
       expect(child.stdout.trim().split("\n").map((line) => JSON.parse(line) as unknown)).toEqual([
         { tightened: [], untouched: [{ path, mode: "0666" }] },
-        ["666", "666"],
+        // SQLite gives the files it adds the database's mode and owner.
+        [["666", NOBODY], ["666", NOBODY]],
       ]);
       expect(modeOf(path)).toBe("0666");
     } finally {

@@ -7,6 +7,7 @@ import type {
   Message,
   MessageAuthor,
   MessageRole,
+  MessageSource,
   OutboxEvent,
   Plan,
   Provider,
@@ -74,6 +75,7 @@ export interface ConversationSummaryRow extends ConversationRow {
   last_author: string | null;
   last_content: string | null;
   last_created_at: number | null;
+  last_sources: string | null;
 }
 
 export interface MessageRow {
@@ -83,6 +85,8 @@ export interface MessageRow {
   author: string;
   content: string;
   created_at: number;
+  /** JSON array of the reply's sources. */
+  sources: string;
 }
 
 export interface OutboxEventRow {
@@ -165,7 +169,7 @@ export const conversationSummaryFromRow = (row: ConversationSummaryRow): Convers
   lastMessage:
     row.last_id === null
       ? null
-      : messageFromRow({ id: row.last_id, conversation_id: row.id, role: row.last_role!, author: row.last_author!, content: row.last_content!, created_at: row.last_created_at! }),
+      : messageFromRow({ id: row.last_id, conversation_id: row.id, role: row.last_role!, author: row.last_author!, content: row.last_content!, created_at: row.last_created_at!, sources: row.last_sources! }),
 });
 
 export const messageFromRow = (row: MessageRow): Message => ({
@@ -175,6 +179,7 @@ export const messageFromRow = (row: MessageRow): Message => ({
   author: row.author as MessageAuthor,
   content: row.content,
   createdAt: row.created_at,
+  sources: JSON.parse(row.sources) as MessageSource[],
 });
 
 // The type and its data were written together from one OutboxEvent, so they still match.

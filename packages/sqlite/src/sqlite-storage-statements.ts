@@ -13,7 +13,7 @@ import {
 
 const CHATBOT_COLUMNS =
   "id, owner_id, name, slug, provider, model, system_prompt, fallback_message, is_active, created_at, updated_at, deleted_at";
-export const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, created_at";
+export const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, created_at, sources";
 export const CONVERSATION_COLUMNS = "id, chatbot_id, session_id, human_takeover, needs_attention, message_count, created_at, updated_at";
 export const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
 const USER_COLUMNS = "id, email, plan_name, monthly_messages_override, created_at";
@@ -123,7 +123,7 @@ export function prepareStorageStatements(database: Database) {
     markNeedsAttention: prepare<[number, string]>("UPDATE conversations SET needs_attention = 1, updated_at = max(updated_at, ?) WHERE id = ?"),
 
     insertMessage: prepare<MessageRow>(
-      `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (@id, @conversation_id, @role, @author, @content, @created_at)`,
+      `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (@id, @conversation_id, @role, @author, @content, @created_at, @sources)`,
     ),
     // Newest first so LIMIT keeps the most recent; the caller reverses to oldest first.
     recentMessages: prepare<[string, number], MessageRow>(
@@ -174,6 +174,7 @@ export function insertMessage(statements: StorageStatements, message: Message): 
     author: message.author,
     content: message.content,
     created_at: message.createdAt,
+    sources: JSON.stringify(message.sources),
   });
   return message;
 }

@@ -5,6 +5,7 @@ import { migrate, openDatabase, schemaVersion } from "./database.js";
 import { MIGRATIONS } from "./migrations/index.js";
 import { createSqliteStorage } from "./sqlite-storage.js";
 import { prepareStorageStatements } from "./sqlite-storage-statements.js";
+import { prepareWebhookStatements } from "./sqlite-webhook-statements.js";
 import { START, accepted, closeAfterEach, seedChatbot, temporaryPaths } from "./sqlite-storage-test-fixtures.js";
 
 const freshPath = temporaryPaths();
@@ -103,9 +104,9 @@ describe("SQLite storage", () => {
       statements.getApiKeyByHash, statements.listChatbots, statements.findConversation,
       statements.recentMessages, statements.getMonthlyUsage, statements.liveSlugsFrom,
     ];
-    // What the webhook dispatcher will ask: the oldest events not yet dispatched.
-    const pending = "SELECT id FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT ?";
-    for (const source of [...hotLookups.map((statement) => statement.source), pending]) {
+    // What the webhook dispatcher asks on every pass: the oldest events not yet dispatched.
+    const pending = prepareWebhookStatements(database).undispatchedEvents;
+    for (const source of [...hotLookups, pending].map((statement) => statement.source)) {
       const details = queryPlan(database, source);
       // SEARCH … USING is an index lookup (walking the partial index of pending rows is too);
       // a SCAN of a table or a "USE TEMP B-TREE" sort would grow with the data.

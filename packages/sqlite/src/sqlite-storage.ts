@@ -215,6 +215,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
           author: "end_user",
           content: input.content,
           createdAt: input.at,
+          sources: [],
         });
         // Runs inside the transaction: if the builder throws, the reservation, the conversation
         // and the message are rolled back with it.
@@ -226,7 +227,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     async appendAssistantMessage(input) {
       const { id, conversationId, content, author, at } = input;
       return writeKeepingCache(() => {
-        const message = insertMessage(statements, { id, conversationId, role: "assistant", author, content, createdAt: at });
+        const message = insertMessage(statements, { id, conversationId, role: "assistant", author, content, createdAt: at, sources: structuredClone(input.sources ?? []) });
         const counted = statements.countMessage.get({ id: conversationId, at, needs_attention: toFlag(input.needsAttention) });
         if (!counted) throw new Error(`No conversation ${conversationId}.`);
         // Built inside the transaction: a throwing builder rolls the message back with it.

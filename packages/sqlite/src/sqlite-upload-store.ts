@@ -1,7 +1,7 @@
 import type { UploadStore } from "@parley/core";
 import type { Database } from "better-sqlite3";
 
-/** Uploaded files in the SQLite database (migration 009), until their ingestion has read them. */
+/** Uploaded files in the SQLite database (migration 010), until their ingestion has read them. */
 export function createSqliteUploadStore(database: Database): UploadStore {
   const statements = {
     insert: database.prepare("INSERT INTO uploads (id, chatbot_id, name, content, created_at) VALUES (?, ?, ?, ?, ?)"),

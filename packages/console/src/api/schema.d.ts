@@ -798,6 +798,17 @@ export interface components {
                 author: "user" | "model" | "agent";
                 content: string;
                 created_at: string;
+                /** @description For a model reply: the documents its context came from, in the order the prompt used them, each once. `[]` when no context was used, and for every other message. */
+                sources: {
+                    /** Format: uuid */
+                    document_id: string;
+                    /** @description The document's title, as its list shows it. */
+                    title: string;
+                    /** @description The file name or URL it was read from. */
+                    source: string;
+                    /** @description The PDF page of the first chunk the prompt used from it; null for any other document. */
+                    page: number | null;
+                }[];
             }[];
         };
         Message: {
@@ -810,6 +821,28 @@ export interface components {
             author: "user" | "model" | "agent";
             content: string;
             created_at: string;
+            /** @description For a model reply: the documents its context came from, in the order the prompt used them, each once. `[]` when no context was used, and for every other message. */
+            sources: {
+                /** Format: uuid */
+                document_id: string;
+                /** @description The document's title, as its list shows it. */
+                title: string;
+                /** @description The file name or URL it was read from. */
+                source: string;
+                /** @description The PDF page of the first chunk the prompt used from it; null for any other document. */
+                page: number | null;
+            }[];
+        };
+        /** @description A document the reply's context came from. */
+        MessageSource: {
+            /** Format: uuid */
+            document_id: string;
+            /** @description The document's title, as its list shows it. */
+            title: string;
+            /** @description The file name or URL it was read from. */
+            source: string;
+            /** @description The PDF page of the first chunk the prompt used from it; null for any other document. */
+            page: number | null;
         };
         SessionMessages: {
             data: {
@@ -822,6 +855,17 @@ export interface components {
                 author: "user" | "model" | "agent";
                 content: string;
                 created_at: string;
+                /** @description For a model reply: the documents its context came from, in the order the prompt used them, each once. `[]` when no context was used, and for every other message. */
+                sources: {
+                    /** Format: uuid */
+                    document_id: string;
+                    /** @description The document's title, as its list shows it. */
+                    title: string;
+                    /** @description The file name or URL it was read from. */
+                    source: string;
+                    /** @description The PDF page of the first chunk the prompt used from it; null for any other document. */
+                    page: number | null;
+                }[];
             }[];
         };
         Key: {

@@ -1,10 +1,20 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 
 /** Debian's Chromium: the tests never download a browser. */
 export const CHROMIUM = "/usr/bin/chromium";
+
+/**
+ * Whether a suite must skip for want of Chromium; if so it says so on stderr with the `skipped:`
+ * marker every suite needing a server or a browser prints, which `.ci/run` refuses.
+ */
+export function skipWithoutChromium(suite: string): boolean {
+  if (existsSync(CHROMIUM)) return false;
+  console.warn(`skipped: ${suite}: ${CHROMIUM} is missing (apt-get install chromium).`);
+  return true;
+}
 
 /** A headless Chromium on a fresh profile, with everything a page did wrong collected. */
 export interface TestBrowser {

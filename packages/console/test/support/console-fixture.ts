@@ -1,4 +1,5 @@
 import { startFakeOpenAI } from "@parley/providers/testing";
+import { inject } from "vitest";
 import { launchBrowser } from "./browser.js";
 import { api } from "./console-page.js";
 import { startParley } from "./start-parley.js";
@@ -18,6 +19,8 @@ export async function startConsoleFixture() {
       // The webhook receiver listens on 127.0.0.1.
       PARLEY_ALLOW_PRIVATE_URLS: "true",
       PARLEY_LLM_TIMEOUT_MS: "5000",
+      // The production build of this run (test/support/build-console.ts), not the installed one.
+      PARLEY_CONSOLE_DIR: inject("consoleBuild"),
     }),
     launchBrowser(),
   ]);

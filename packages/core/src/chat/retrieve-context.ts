@@ -5,6 +5,11 @@ import { fuseByReciprocalRank, type FusedHit } from "../retrieval/fusion.js";
 import type { RetrievalSettings } from "../settings.js";
 import type { ContextChunk } from "./prompt-builder.js";
 
+/** A chunk chosen for the prompt, with the source of its document (to name the reply's sources). */
+export interface SelectedChunk extends ContextChunk {
+  source: string;
+}
+
 /** What hybrid retrieval needs. */
 export interface RetrieveCandidates {
   searchIndex: SearchIndex;
@@ -45,19 +50,19 @@ const CHARS_PER_TOKEN = 4;
  * The context for the prompt: the best fused chunks, at most `maxChunks`, while they fit in
  * the token budget. The first chunk is always kept (cut to the budget if it alone exceeds it).
  */
-export function selectContext(hits: FusedHit[], settings: Pick<RetrievalSettings, "maxChunks" | "contextTokenBudget">): ContextChunk[] {
+export function selectContext(hits: FusedHit[], settings: Pick<RetrievalSettings, "maxChunks" | "contextTokenBudget">): SelectedChunk[] {
   const budget = settings.contextTokenBudget * CHARS_PER_TOKEN;
-  const chosen: ContextChunk[] = [];
+  const chosen: SelectedChunk[] = [];
   let used = 0;
   for (const hit of hits) {
     if (chosen.length >= settings.maxChunks) break;
     const title = hit.title.trim() || hit.source;
     const size = title.length + hit.text.length;
     if (used + size > budget) {
-      if (chosen.length === 0) chosen.push({ title, text: hit.text.slice(0, Math.max(0, budget - title.length)) });
+      if (chosen.length === 0) chosen.push({ title, text: hit.text.slice(0, Math.max(0, budget - title.length)), source: hit.source });
       continue; // a smaller chunk further down may still fit
     }
-    chosen.push({ title, text: hit.text });
+    chosen.push({ title, text: hit.text, source: hit.source });
     used += size;
   }
   return chosen;
@@ -67,7 +72,7 @@ export function selectContext(hits: FusedHit[], settings: Pick<RetrievalSettings
 export async function retrieveContext(
   input: Omit<RetrieveCandidates, "fusion" | "keywordK" | "vectorK">,
   settings: RetrievalSettings,
-): Promise<ContextChunk[]> {
+): Promise<SelectedChunk[]> {
   const hits = await retrieveCandidates({
     ...input,
     fusion: settings.fusion,

@@ -17,12 +17,34 @@ export function registerReplyTests(context: ContractContext, test: RegisterTest)
       const conversationId = question.conversation.id;
       const replyId = context.nextId();
       const reply = await storage().appendAssistantMessage({ id: replyId, conversationId, content: "It ships today.", author: "model", at: START + 2, needsAttention: false, events: () => [] }).then((stored) => stored.message);
-      expect(reply).toEqual({ id: replyId, conversationId, role: "assistant", author: "model", content: "It ships today.", createdAt: START + 2 });
+      expect(reply).toEqual({ id: replyId, conversationId, role: "assistant", author: "model", content: "It ships today.", createdAt: START + 2, sources: [] });
       const agentReply = await storage().appendAssistantMessage({ id: context.nextId(), conversationId, content: "Agent here.", author: "agent", at: START + 3, needsAttention: false, events: () => [] }).then((stored) => stored.message);
       expect(await storage().listMessages(conversationId)).toEqual([question.message, reply, agentReply]);
       expect(await storage().listMessages(uuidOf(999))).toEqual([]);
       // Replies are not user messages: they never count toward the quota.
       expect(await storage().getMonthlyUsage(chatbot.ownerId, MONTH)).toBe(1);
+    });
+
+    test("appendAssistantMessage stores a reply's sources with it, and every read gives them back in order", async () => {
+      const chatbot = await seed();
+      const question = await accept(chatbot);
+      const conversationId = question.conversation.id;
+      const sources = [
+        { documentId: uuidOf(701), title: "Manual — \"quoted\" ünïcode", source: "docs/manual.pdf", page: 12 },
+        { documentId: uuidOf(702), title: "FAQ", source: "https://acme.test/faq?x=1&y=2", page: null },
+      ];
+      const reply = await storage().appendAssistantMessage({ id: context.nextId(), conversationId, content: "See the manual.", author: "model", sources, at: START + 2, needsAttention: false, events: () => [] }).then((stored) => stored.message);
+      expect(reply.sources).toEqual(sources);
+      expect(await storage().listMessages(conversationId)).toEqual([question.message, reply]);
+      expect(await storage().listMessagesAfter(conversationId, question.message.id)).toEqual([reply]);
+      expect((await storage().getConversation(conversationId))?.lastMessage).toEqual(reply);
+      // The next message's history carries the reply with its sources; the user message has none.
+      const next = await accept(chatbot, { at: START + 3 });
+      expect(next.history).toEqual([question.message, reply]);
+      expect(next.message.sources).toEqual([]);
+      // An agent's reply without sources stores none.
+      const agent = await storage().appendAssistantMessage({ id: context.nextId(), conversationId, content: "Agent.", author: "agent", at: START + 4, needsAttention: false, events: () => [] });
+      expect(agent.message.sources).toEqual([]);
     });
 
     test("setHumanTakeover on a new session creates the conversation with its events", async () => {

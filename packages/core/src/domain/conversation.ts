@@ -28,6 +28,20 @@ export type MessageRole = "user" | "assistant";
 /** Who wrote an assistant message: the model or a human agent during a takeover. */
 export type MessageAuthor = "end_user" | "model" | "agent";
 
+/**
+ * A document a model reply's context came from, as the prompt used it: each document once, in
+ * the order its first chunk appears in the prompt.
+ */
+export interface MessageSource {
+  documentId: string;
+  /** The document's title, as its list shows it. */
+  title: string;
+  /** The file name or URL it was read from. */
+  source: string;
+  /** The PDF page of the first chunk the prompt used from it; null for any other document. */
+  page: number | null;
+}
+
 /** One stored message. One message is one turn of history. */
 export interface Message {
   id: string;
@@ -36,4 +50,6 @@ export interface Message {
   author: MessageAuthor;
   content: string;
   createdAt: number;
+  /** The documents a model reply's context came from; `[]` for every other message and when no context was used. */
+  sources: MessageSource[];
 }

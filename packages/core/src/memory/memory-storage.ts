@@ -156,6 +156,7 @@ export function createMemoryStorage(): Storage {
         author: "end_user",
         content: input.content,
         createdAt: input.at,
+        sources: [],
       };
       const earlier = messagesOf(conversation.id);
       const history = earlier.slice(Math.max(0, earlier.length - input.historyLimit));
@@ -187,6 +188,7 @@ export function createMemoryStorage(): Storage {
         author: input.author,
         content: input.content,
         createdAt: input.at,
+        sources: (input.sources ?? []).map((source) => ({ ...source })),
       };
       const conversation = { ...stored, messageCount: stored.messageCount + 1, updatedAt: input.at, needsAttention: input.needsAttention };
       const events = input.events(copy(conversation), copy(message));

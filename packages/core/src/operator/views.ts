@@ -1,6 +1,6 @@
 // The operator API's views (docs/design.md §9): what each route answers, in its wire form.
 import type { Chatbot } from "../domain/chatbot.js";
-import type { ConversationSummary, Message } from "../domain/conversation.js";
+import type { ConversationSummary, Message, MessageSource } from "../domain/conversation.js";
 import type { IndexedDocument, Ingestion } from "../domain/ingestion.js";
 import type { ApiKey } from "../domain/user.js";
 import type { WebhookDelivery, WebhookSubscription } from "../domain/webhook.js";
@@ -19,9 +19,20 @@ export function authorOf(message: Message): "user" | "model" | "agent" {
   return message.author === "end_user" ? "user" : message.author;
 }
 
-/** A message: who wrote it, what, and when. */
+/** A message: who wrote it, what, when, and for a model reply the documents its context came from. */
 export function toMessageView(message: Message) {
-  return { id: message.id, author: authorOf(message), content: message.content, created_at: formatTimestamp(message.createdAt) };
+  return {
+    id: message.id,
+    author: authorOf(message),
+    content: message.content,
+    created_at: formatTimestamp(message.createdAt),
+    sources: message.sources.map(toSourceView),
+  };
+}
+
+/** A source of a reply, in its wire form. */
+export function toSourceView(source: MessageSource) {
+  return { document_id: source.documentId, title: source.title, source: source.source, page: source.page };
 }
 
 /** A conversation as lists show it, with its latest message cut to 200 characters. */

@@ -34,6 +34,12 @@ export interface ChatReply {
 }
 
 /**
+ * One piece of a streamed reply: a `delta` of text as the model writes it, in order, and, last,
+ * one `finish` with the token counts when the provider reports them.
+ */
+export type ChatStreamPart = { type: "delta"; text: string } | { type: "finish"; usage?: TokenUsage };
+
+/**
  * A chat model behind one provider. Implementations throw a `provider_failed` ParleyError
  * (see `providerFailed`) for every failure, keeping the upstream error as its cause.
  */
@@ -42,6 +48,13 @@ export interface ChatModel {
   readonly provider: Provider;
   /** Sends one non-streaming request and returns the reply. */
   complete(request: ChatRequest): Promise<ChatReply>;
+  /**
+   * Sends one streaming request: text deltas as they arrive, then one `finish`. A failure is
+   * thrown from the iteration as `provider_failed`, before the first delta (after the retries a
+   * non-streaming call would make) or in the middle. Aborting `request.signal`, or stopping the
+   * iteration, ends the upstream request.
+   */
+  stream(request: ChatRequest): AsyncIterable<ChatStreamPart>;
 }
 
 /** The chat model for each provider a deployment has configured. */

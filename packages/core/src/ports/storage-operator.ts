@@ -1,7 +1,7 @@
 // Inputs of the Storage port's operator steps (storage.ts): conversation lists, ingestions, the
 // outbox as a feed, and usage. Kept apart so the port file stays readable.
 import type { OutboxEvent } from "../domain/events.js";
-import type { Conversation, Message } from "../domain/conversation.js";
+import type { Conversation, Message, MessageSource } from "../domain/conversation.js";
 
 /** Keyset position in a list sorted by a time, newest first, ties by id ascending. */
 export interface ListPosition {
@@ -27,6 +27,8 @@ export interface AppendAssistantMessage {
   conversationId: string;
   content: string;
   author: "model" | "agent";
+  /** The documents a model reply's context came from, stored with it; default `[]`. */
+  sources?: MessageSource[];
   /** The reply is the fallback message: the conversation needs an agent. */
   needsAttention: boolean;
   /** Builds the outbox events of the stored message (`message.sent`), in the same step. */

@@ -40,7 +40,7 @@ describe("webhook dispatcher, started", () => {
     const { dispatcher, send, deliveries } = await setupWebhooks(receiver, { eventTypes: ["message.received"], dispatcher: { timeoutMs: 300 } });
     await send("hello");
     dispatcher.start();
-    await receiver.waitFor(1, 2_000);
+    await receiver.waitFor(1, 15_000); // bounds a hang only
     await dispatcher.stop();
     expect(await deliveries()).toMatchObject([{ status: "pending", attempts: 1, lastError: "timed out after 300 ms" }]);
   });
@@ -50,19 +50,31 @@ describe("webhook dispatcher, started", () => {
     dead.fallback = "hang";
     // Long enough that no attempt times out during the test: the dead receiver's slots stay held.
     const timeoutMs = 60_000;
-    const { dispatcher, send, parley, user, subscription, deliveries, outbox } = await setupWebhooks(dead, {
-      dispatcher: { timeoutMs, concurrency: 4, perSubscriptionConcurrency: 2, pollIntervalMs: 20 },
-    });
+    const { send, parley, storage, user, subscription, deliveries, outbox } = await setupWebhooks(dead);
     const healthySubscription = await parley.admin.createWebhookSubscription({ userId: user.id, url: healthy.url });
     for (let message = 1; message <= 6; message += 1) await send(`message ${message}`);
     // Every event the six messages wrote goes to each subscription (neither filters by type).
     const events = (await outbox()).length;
     expect(events).toBeGreaterThanOrEqual(7); // a conversation.started and six message.received at least
+    // The storage tells when an attempt at each of the healthy receiver's deliveries is recorded.
+    let healthyRecorded = 0;
+    let allRecorded!: () => void;
+    const recorded = new Promise<void>((resolve) => (allRecorded = resolve));
+    const watched: Storage = {
+      ...storage,
+      recordDeliveryAttempt: async (input) => {
+        const delivery = await storage.recordDeliveryAttempt(input);
+        if (delivery?.subscriptionId === healthySubscription.id && ++healthyRecorded === events) allRecorded();
+        return delivery;
+      },
+    };
+    const dispatcher = parley.createWebhookDispatcher({ storage: watched, retry: { random: () => 0.5 }, timeoutMs, concurrency: 4, perSubscriptionConcurrency: 2, pollIntervalMs: 20 });
     dispatcher.start();
     try {
       await healthy.waitFor(events, 15_000);
+      await recorded;
       const of = async (subscriptionId: string) => (await deliveries()).filter((delivery) => delivery.subscriptionId === subscriptionId);
-      await expect.poll(async () => (await of(healthySubscription.id)).map((delivery) => delivery.status)).toEqual(Array(events).fill("delivered"));
+      expect((await of(healthySubscription.id)).map((delivery) => delivery.status)).toEqual(Array(events).fill("delivered"));
       // The dead receiver holds exactly its two slots: two attempts started, the rest never claimed.
       await dead.waitFor(2);
       expect(dead.requests).toHaveLength(2);

@@ -97,7 +97,7 @@ describe("webhook dispatcher", () => {
     const receiver = await newReceiver();
     const { dispatcher, send, parley, chatbot } = await setupWebhooks(receiver);
     await parley.admin.startTakeover(chatbot.id, "visitor-9");
-    expect(await send("Is anyone there?", "visitor-9")).toEqual({ response: "", humanTakeover: true });
+    expect(await send("Is anyone there?", "visitor-9")).toMatchObject({ response: "", humanTakeover: true });
     await dispatcher.runOnce();
     expect(bodiesByType(receiver.requests)).toMatchObject([
       { type: "conversation.started", data: { session_id: "visitor-9" } },

@@ -159,11 +159,23 @@ const storage: PostgresMigration = {
 };
 
 /**
+ * A model reply remembers the documents its context came from, as SQLite's 008: a JSON array of
+ * `{documentId, title, source, page}` (JSON escapes NUL, so TEXT holds it), `[]` otherwise.
+ */
+const messageSources: PostgresMigration = {
+  version: 2,
+  name: "message-sources",
+  async up(client) {
+    await client.query("ALTER TABLE messages ADD COLUMN sources TEXT NOT NULL DEFAULT '[]'");
+  },
+};
+
+/**
  * Ingestions count their runs (`attempts`), so one whose runner keeps dying is given up, and the
- * claim shares runners between users through `ingestions_by_user` (SQLite's migration 008).
+ * claim shares runners between users through `ingestions_by_user` (SQLite's migration 009).
  */
 const ingestionShares: PostgresMigration = {
-  version: 2,
+  version: 3,
   name: "ingestion-shares",
   async up(client) {
     await client.query(`
@@ -180,7 +192,7 @@ const ingestionShares: PostgresMigration = {
  * as `json`, not `jsonb`, which refuses the \u0000 a file name may hold.
  */
 const uploads: PostgresMigration = {
-  version: 3,
+  version: 4,
   name: "uploads",
   async up(client) {
     await client.query(`
@@ -213,4 +225,4 @@ const uploads: PostgresMigration = {
 };
 
 /** The storage track, in order. Append only. */
-export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage, ingestionShares, uploads];
+export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage, messageSources, ingestionShares, uploads];

@@ -7,9 +7,13 @@ export interface FakeUsage {
   outputTokens: number;
 }
 
+/** How a streamed answer ends: as the provider finishes one, a dropped connection, silence, or the provider's error event. */
+export type StreamEnd = "finish" | "reset" | "hang" | "error";
+
 /** What a fake does with one request. Every kind but `hang` may be delayed by `delayMs`. */
 export type FakeBehaviour =
   | { kind: "reply"; text: string; usage?: FakeUsage | null; delayMs?: number; until?: PromiseLike<unknown> }
+  | { kind: "stream"; parts: Array<string | PromiseLike<unknown>>; end: StreamEnd; usage?: FakeUsage | null; delayMs?: number }
   | { kind: "vectors"; vectors: number[][]; delayMs?: number }
   | { kind: "error"; status: number; message: string; headers: Record<string, string>; delayMs?: number }
   | { kind: "malformed"; delayMs?: number }
@@ -22,6 +26,25 @@ export type FakeBehaviour =
  */
 export function replyWith(text: string, options: { usage?: FakeUsage | null; delayMs?: number; until?: PromiseLike<unknown> } = {}): FakeBehaviour {
   return { kind: "reply", text, ...options };
+}
+
+/**
+ * A streamed answer in the provider's wire format: each string is one delta, each promise a pause
+ * until it settles (the test decides when the model goes on), then the `end` (default `finish`:
+ * the provider's closing frames, with usage). A request that did not ask for a stream gets the
+ * joined text as one answer. A `replyWith` answer to a stream request is streamed word by word.
+ */
+export function streamWith(
+  parts: Array<string | PromiseLike<unknown>>,
+  options: { end?: StreamEnd; usage?: FakeUsage | null; delayMs?: number } = {},
+): FakeBehaviour {
+  const { end = "finish", ...rest } = options;
+  return { kind: "stream", parts, end, ...rest };
+}
+
+/** A reply's text as a stream's deltas: one per word, each with the whitespace before it. */
+export function wordsOf(text: string): string[] {
+  return text.match(/\s*\S+|\s+$/g) ?? [];
 }
 
 /** An embeddings answer with exactly these vectors (instead of the fake's own deterministic ones). */

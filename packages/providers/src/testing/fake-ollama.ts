@@ -1,6 +1,6 @@
 import { FAKE_REPLY_TEXT, replyWith, usageOf, type FakeBehaviour } from "./fake-behaviours.js";
 import { fakeDimensionsFor, fakeEmbedding } from "./fake-embedding.js";
-import { startFakeServer, type FakeRoute, type FakeServerOptions, type RecordedRequest } from "./fake-server.js";
+import { startFakeServer, type FakeRoute, type FakeServerOptions, type RecordedRequest, type StreamWire } from "./fake-server.js";
 
 /** Options of {@link startFakeOllama}. */
 export interface FakeOllamaOptions extends FakeServerOptions {
@@ -27,7 +27,7 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
   const server = await startFakeServer(
     {
       routes: {
-        chat: { path: "/api/chat", defaultBehaviour: () => replyWith(FAKE_REPLY_TEXT), successBody: chatResponse },
+        chat: { path: "/api/chat", defaultBehaviour: () => replyWith(FAKE_REPLY_TEXT), successBody: chatResponse, stream: chatStream },
         embed: {
           path: "/api/embed",
           defaultBehaviour: (request) => defaultVectors(request, options.embeddingDimensions),
@@ -74,6 +74,28 @@ function chatResponse(behaviour: FakeBehaviour, request: RecordedRequest) {
     ...(usage === null ? {} : { prompt_eval_count: usage.inputTokens, eval_count: usage.outputTokens }),
   };
 }
+
+/** One NDJSON line of Ollama's stream. */
+const line = (request: RecordedRequest, fields: Record<string, unknown>) =>
+  `${JSON.stringify({ model: ((request.body ?? {}) as OllamaBody).model ?? "fake", created_at: new Date().toISOString(), ...fields })}\n`;
+
+/**
+ * Ollama's stream (the default unless `stream: false`): NDJSON, one line per delta with
+ * `done: false`, then a line with an empty message, `done: true` and the counts.
+ */
+const chatStream: StreamWire = {
+  requested: (request) => (request.body as { stream?: unknown } | undefined)?.stream !== false,
+  contentType: "application/x-ndjson",
+  start: () => [],
+  delta: (text, request) => line(request, { message: { role: "assistant", content: text }, done: false }),
+  finish(request, text, scripted) {
+    const prompt = (((request.body ?? {}) as OllamaBody).messages ?? []).map((message) => String(message.content ?? "")).join("\n");
+    const usage = usageOf(scripted, prompt, text);
+    const counts = usage === null ? {} : { prompt_eval_count: usage.inputTokens, eval_count: usage.outputTokens };
+    return [line(request, { message: { role: "assistant", content: "" }, done: true, done_reason: "stop", ...counts })];
+  },
+  error: (message) => `${JSON.stringify({ error: message })}\n`,
+};
 
 function inputsOf(request: RecordedRequest): string[] {
   const input = ((request.body ?? {}) as OllamaBody).input;

@@ -1,6 +1,6 @@
 import { estimateTokens, FAKE_REPLY_TEXT, replyWith, usageOf, type FakeBehaviour } from "./fake-behaviours.js";
 import { fakeDimensionsFor, fakeEmbedding } from "./fake-embedding.js";
-import { startFakeServer, type FakeRoute, type FakeServerOptions, type RecordedRequest } from "./fake-server.js";
+import { startFakeServer, type FakeRoute, type FakeServerOptions, type RecordedRequest, type StreamWire } from "./fake-server.js";
 
 /** Options of {@link startFakeOpenAI}. */
 export interface FakeOpenAIOptions extends FakeServerOptions {
@@ -32,6 +32,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
           path: "/v1/chat/completions",
           defaultBehaviour: () => replyWith(FAKE_REPLY_TEXT),
           successBody: (behaviour, request) => chatCompletion(behaviour, request),
+          stream: chatStream,
         },
         embeddings: {
           path: "/v1/embeddings",
@@ -80,6 +81,41 @@ function chatCompletion(behaviour: FakeBehaviour, request: RecordedRequest) {
       : { usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens } }),
   };
 }
+
+interface OpenAIStreamBody extends OpenAIChatBody {
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+}
+
+/** One `chat.completion.chunk` as an SSE `data:` frame. */
+function chunkFrame(request: RecordedRequest, fields: Record<string, unknown>): string {
+  const body = (request.body ?? {}) as OpenAIChatBody;
+  const chunk = { id: "chatcmpl-fake", object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: body.model ?? "fake", ...fields };
+  return `data: ${JSON.stringify(chunk)}\n\n`;
+}
+
+/**
+ * OpenAI's stream: SSE `data:` chunks with a `delta` each, one with `finish_reason`, then, when
+ * `stream_options.include_usage` asked for it, a chunk with no choices and the usage, then `[DONE]`.
+ */
+const chatStream: StreamWire = {
+  requested: (request) => ((request.body ?? {}) as OpenAIStreamBody).stream === true,
+  contentType: "text/event-stream; charset=utf-8",
+  start: (request) => [chunkFrame(request, { choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null, logprobs: null }] })],
+  delta: (text, request) => chunkFrame(request, { choices: [{ index: 0, delta: { content: text }, finish_reason: null, logprobs: null }] }),
+  finish(request, text, scripted) {
+    const body = (request.body ?? {}) as OpenAIStreamBody;
+    const frames = [chunkFrame(request, { choices: [{ index: 0, delta: {}, finish_reason: "stop", logprobs: null }] })];
+    const prompt = (body.messages ?? []).map((message) => String(message.content ?? "")).join("\n");
+    const usage = usageOf(scripted, prompt, text);
+    if (body.stream_options?.include_usage === true && usage !== null) {
+      const counts = { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens };
+      frames.push(chunkFrame(request, { choices: [], usage: counts }));
+    }
+    return [...frames, "data: [DONE]\n\n"];
+  },
+  error: (message) => `data: ${JSON.stringify({ error: { message, type: "server_error", param: null, code: null } })}\n\n`,
+};
 
 interface OpenAIEmbeddingsBody {
   model?: string;

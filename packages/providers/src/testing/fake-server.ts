@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { FakeBehaviour } from "./fake-behaviours.js";
+import { wordsOf, type FakeBehaviour, type FakeUsage } from "./fake-behaviours.js";
 
 /** One request a fake received, as the SDK sent it. */
 export interface RecordedRequest {
@@ -29,12 +29,29 @@ export interface FakeRoute {
   respondWith(source: BehaviourSource): void;
 }
 
+/** How one endpoint streams, in its provider's wire format; each frame is written as it is made. */
+export interface StreamWire {
+  /** Whether the request asked for a streamed answer. */
+  requested(request: RecordedRequest): boolean;
+  contentType: string;
+  /** The frames before the first delta; `usage` as scripted (some providers report input tokens first). */
+  start(request: RecordedRequest, usage: FakeUsage | null | undefined): string[];
+  /** The frame of one delta of text. */
+  delta(text: string, request: RecordedRequest): string;
+  /** The closing frames of a finished reply whose whole text was `text`; usage as `usageOf` says. */
+  finish(request: RecordedRequest, text: string, usage: FakeUsage | null | undefined): string[];
+  /** The frame of an error in the middle of a stream. */
+  error(message: string): string;
+}
+
 /** How one endpoint speaks its provider's wire format. */
 export interface RouteWire {
   path: string;
   defaultBehaviour: (request: RecordedRequest) => FakeBehaviour;
   /** The 200 body for a `reply` or `vectors` behaviour; throws if the endpoint has no such answer. */
   successBody: (behaviour: Extract<FakeBehaviour, { kind: "reply" | "vectors" }>, request: RecordedRequest) => unknown;
+  /** For chat endpoints: how a streamed answer is written. */
+  stream?: StreamWire;
 }
 
 /** A provider's endpoints, error body and authentication. */
@@ -160,13 +177,72 @@ function perform(
       return;
     case "error":
       return sendJson(response, behaviour.status, wire.errorBody(behaviour.status, behaviour.message), behaviour.headers);
+    case "stream":
+      if (route.stream?.requested(recorded)) return streamAnswer(behaviour, route.stream, recorded, request, response);
+      // A request that wants no stream gets the joined text as one answer.
+      return perform(replyOf(behaviour), route, recorded, request, response, wire);
+    case "reply":
+      if (route.stream?.requested(recorded)) return streamAnswer(behaviour, route.stream, recorded, request, response);
+      return sendSuccess(behaviour, route, recorded, response, wire);
     default:
-      try {
-        return sendJson(response, 200, route.successBody(behaviour, recorded));
-      } catch (error) {
-        return sendJson(response, 500, wire.errorBody(500, `Fake misconfigured: ${(error as Error).message}`));
-      }
+      return sendSuccess(behaviour, route, recorded, response, wire);
   }
+}
+
+function sendSuccess(
+  behaviour: Extract<FakeBehaviour, { kind: "reply" | "vectors" }>,
+  route: RouteWire,
+  recorded: RecordedRequest,
+  response: ServerResponse,
+  wire: ProviderWire<string>,
+): void {
+  try {
+    return sendJson(response, 200, route.successBody(behaviour, recorded));
+  } catch (error) {
+    return sendJson(response, 500, wire.errorBody(500, `Fake misconfigured: ${(error as Error).message}`));
+  }
+}
+
+function replyOf(behaviour: Extract<FakeBehaviour, { kind: "stream" }>): FakeBehaviour {
+  const text = behaviour.parts.filter((part): part is string => typeof part === "string").join("");
+  return { kind: "reply", text, ...(behaviour.usage === undefined ? {} : { usage: behaviour.usage }) };
+}
+
+function streamAnswer(...args: Parameters<typeof writeStream>): void {
+  const request = args[3];
+  // A pause that rejects ends the stream as a dropped connection.
+  void writeStream(...args).catch(() => request.socket.destroy());
+}
+
+/** Writes a streamed answer frame by frame, waiting at each pause, and ends it as scripted. */
+async function writeStream(
+  behaviour: Extract<FakeBehaviour, { kind: "reply" | "stream" }>,
+  wire: StreamWire,
+  recorded: RecordedRequest,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const parts = behaviour.kind === "reply" ? wordsOf(behaviour.text) : behaviour.parts;
+  const end = behaviour.kind === "reply" ? "finish" : behaviour.end;
+  // Each frame is on the wire before the next step: a reset then cuts the stream after them, not before.
+  const write = (frame: string) => new Promise<void>((resolve) => response.write(frame, () => resolve()));
+  response.writeHead(200, { "content-type": wire.contentType, "cache-control": "no-cache" });
+  for (const frame of wire.start(recorded, behaviour.usage)) await write(frame);
+  let text = "";
+  for (const part of parts) {
+    if (typeof part === "string") {
+      text += part;
+      await write(wire.delta(part, recorded));
+    } else {
+      await part;
+    }
+    if (response.destroyed) return; // the client went away
+  }
+  if (end === "hang") return;
+  if (end === "reset") return void request.socket.destroy();
+  if (end === "error") return void response.end(wire.error("The fake provider failed in the middle of the stream."));
+  for (const frame of wire.finish(recorded, text, behaviour.usage)) await write(frame);
+  response.end();
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { answerMalformedJson, failWith, hangForever, replyWith } from "./fake-behaviours.js";
+import { answerMalformedJson, failWith, hangForever, replyWith, streamWith } from "./fake-behaviours.js";
 import { startFakeAnthropic } from "./fake-anthropic.js";
 import { startFakeOllama } from "./fake-ollama.js";
 import { startFakeOpenAI } from "./fake-openai.js";
@@ -79,10 +79,14 @@ describe("fake providers", () => {
   test("hold an answer until the test releases it", async () => {
     const fake = await openAI();
     let release!: () => void;
-    fake.chat.enqueue(replyWith("released", { until: new Promise<void>((resolve) => (release = resolve)) }));
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    const received = new Promise<void>((resolve) => (arrived = resolve));
+    fake.chat.respondWith(() => (arrived(), replyWith("released", { until: held })));
     let released = false;
     const pending = post(`${fake.url}/chat/completions`, {}).then(async (response) => ({ releasedFirst: released, body: await response.json() }));
-    await expect.poll(() => fake.chat.requestCount).toBe(1);
+    await received;
+    expect(fake.chat.requestCount).toBe(1);
     released = true;
     release();
     expect(await pending).toMatchObject({ releasedFirst: true, body: { choices: [{ message: { content: "released" } }] } });
@@ -126,5 +130,53 @@ describe("fake providers", () => {
     const body = (await response.json()) as { embeddings: number[][] };
     expect(body.embeddings).toHaveLength(1);
     expect(body.embeddings[0]).toHaveLength(4);
+  });
+});
+
+describe("fake providers stream in each provider's wire format", () => {
+  test("OpenAI: SSE chunks with deltas, a finish_reason, the usage chunk only when asked, then [DONE]", async () => {
+    const fake = await openAI();
+    fake.chat.enqueue(streamWith(["Hel", "lo"], { usage: { inputTokens: 3, outputTokens: 2 } }), streamWith(["Hi"]));
+    const withUsage = await post(`${fake.url}/chat/completions`, { model: "m", messages: [], stream: true, stream_options: { include_usage: true } });
+    expect(withUsage.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const frames = (await withUsage.text()).split("\n\n").filter((frame) => frame !== "");
+    expect(frames.at(-1)).toBe("data: [DONE]");
+    const chunks = frames.slice(0, -1).map((frame) => JSON.parse(frame.replace(/^data: /, "")) as { choices: { delta: { content?: string }; finish_reason: string | null }[]; usage?: unknown });
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? null)).toEqual(["", "Hel", "lo", null, null]);
+    expect(chunks.map((chunk) => chunk.choices[0]?.finish_reason ?? null)).toEqual([null, null, null, "stop", null]);
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } });
+    const withoutUsage = await (await post(`${fake.url}/chat/completions`, { model: "m", messages: [], stream: true })).text();
+    expect(withoutUsage).not.toContain('"usage"');
+    expect(withoutUsage.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+
+  test("Anthropic: message_start, content_block_start, ping, content_block_delta…, content_block_stop, message_delta, message_stop", async () => {
+    const fake = await startFakeAnthropic();
+    closers.push(() => fake.close());
+    fake.messages.enqueue(streamWith(["Hel", "lo"], { usage: { inputTokens: 3, outputTokens: 2 } }));
+    const text = await (await post(`${fake.url}/v1/messages`, { model: "m", max_tokens: 5, messages: [], stream: true })).text();
+    const events = text.split("\n\n").filter((frame) => frame !== "").map((frame) => {
+      const [name, data] = frame.split("\n");
+      return { name: name!.replace(/^event: /, ""), data: JSON.parse(data!.replace(/^data: /, "")) as Record<string, unknown> };
+    });
+    expect(events.map((event) => event.name)).toEqual([
+      "message_start", "content_block_start", "ping", "content_block_delta", "content_block_delta", "content_block_stop", "message_delta", "message_stop",
+    ]);
+    expect(events.every((event) => event.data.type === event.name)).toBe(true);
+    expect(events[0]!.data).toMatchObject({ message: { usage: { input_tokens: 3 } } });
+    expect(events[3]!.data).toMatchObject({ delta: { type: "text_delta", text: "Hel" } });
+    expect(events[6]!.data).toMatchObject({ delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } });
+  });
+
+  test("Ollama: NDJSON lines, done: false for each delta, then done: true with the counts; stream unless stream: false", async () => {
+    const fake = await startFakeOllama();
+    closers.push(() => fake.close());
+    fake.chat.enqueue(streamWith(["Hel", "lo"], { usage: { inputTokens: 3, outputTokens: 2 } }), streamWith(["Hel", "lo"]));
+    const response = await post(`${fake.url}/api/chat`, { model: "m", messages: [] });
+    expect(response.headers.get("content-type")).toBe("application/x-ndjson");
+    const lines = (await response.text()).trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map((line) => [(line.message as { content: string }).content, line.done])).toEqual([["Hel", false], ["lo", false], ["", true]]);
+    expect(lines.at(-1)).toMatchObject({ prompt_eval_count: 3, eval_count: 2, done_reason: "stop" });
+    await expect((await post(`${fake.url}/api/chat`, { model: "m", messages: [], stream: false })).json()).resolves.toMatchObject({ message: { content: "Hello" }, done: true });
   });
 });

@@ -11,7 +11,11 @@
  * await openai.close();                                  // also drops hanging requests
  * ```
  *
- * Behaviours: `replyWith(text, { usage, delayMs, until })`, `embedWith(vectors)`,
+ * Chat endpoints stream when the request asks (OpenAI `stream: true`, Anthropic `stream: true`,
+ * Ollama unless `stream: false`), in the provider's own wire format: a `replyWith` answer word by
+ * word, or `streamWith(["Hel", "lo", pause, "!"], { end: "finish" | "reset" | "hang" | "error" })`.
+ *
+ * Behaviours: `replyWith(text, { usage, delayMs, until })`, `streamWith(parts, { end, usage })`, `embedWith(vectors)`,
  * `failWith(status, { message, headers })`, `answerMalformedJson()`, `resetConnection()`,
  * `hangForever()`. Without a script, chat answers {@link FAKE_REPLY_TEXT} and embeddings are
  * deterministic bag-of-words vectors ({@link fakeEmbedding}) of the model's known size.
@@ -30,8 +34,11 @@ export {
   hangForever,
   replyWith,
   resetConnection,
+  streamWith,
+  wordsOf,
   type FakeBehaviour,
+  type StreamEnd,
   type FakeUsage,
 } from "./fake-behaviours.js";
 export { fakeEmbedding, FAKE_DEFAULT_DIMENSIONS } from "./fake-embedding.js";
-export type { BehaviourSource, FakeRoute, FakeServerOptions, RecordedRequest } from "./fake-server.js";
+export type { BehaviourSource, FakeRoute, FakeServerOptions, RecordedRequest, StreamWire } from "./fake-server.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createRedactor, redactSecrets } from "./redact.js";
+import { createRedactor } from "./redact.js";
 
-describe("redactSecrets", () => {
+describe("createRedactor, on one line", () => {
   it("replaces configured secrets and key-shaped strings in every nested string", () => {
     const line = {
       msg: "failed",
@@ -9,7 +9,7 @@ describe("redactSecrets", () => {
       keys: [`prl_${"a".repeat(43)}`, "whsec_c2VjcmV0c2VjcmV0"],
       status: 401,
     };
-    const redacted = redactSecrets(line, ["my-custom-secret-value"]);
+    const redacted = createRedactor(["my-custom-secret-value"])(line);
     expect(redacted).toEqual({
       msg: "failed",
       error: { message: "401 Incorrect API key provided: [redacted]", cause: { message: "token [redacted] rejected" } },
@@ -19,7 +19,7 @@ describe("redactSecrets", () => {
   });
 
   it("leaves ordinary text alone, and ignores secrets too short to search for safely", () => {
-    expect(redactSecrets({ path: "/v1/chatbots", note: "ask a question" }, ["ask"])).toEqual({ path: "/v1/chatbots", note: "ask a question" });
+    expect(createRedactor(["ask"])({ path: "/v1/chatbots", note: "ask a question" })).toEqual({ path: "/v1/chatbots", note: "ask a question" });
   });
 });
 

@@ -23,8 +23,3 @@ export function createRedactor(secrets: readonly string[]): <T>(value: T) => T {
   };
   return <T>(value: T) => visit(value) as T;
 }
-
-/** {@link createRedactor} for one value. */
-export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
-  return createRedactor(secrets)(value);
-}

@@ -20,12 +20,28 @@ const adminChatbotSchema = record({
   chunks: { ...count, description: "Chunks in its knowledge." },
 });
 
+/** A document a model reply's context came from. */
+export const messageSourceSchema = record(
+  {
+    document_id: uuid,
+    title: { type: "string", description: "The document's title, as its list shows it." },
+    source: { type: "string", description: "The file name or URL it was read from." },
+    page: { ...nullable({ type: "integer", minimum: 1 }), description: "The PDF page of the first chunk the prompt used from it; null for any other document." },
+  },
+  "A document the reply's context came from.",
+);
+
 /** A message of a conversation. */
 export const messageSchema = record({
   id: uuid,
   author: { type: "string", enum: [...AUTHORS], description: "`user`: the visitor; `model`: the chatbot; `agent`: a human agent." },
   content: { type: "string" },
   created_at: timestamp,
+  sources: {
+    type: "array",
+    items: messageSourceSchema,
+    description: "For a model reply: the documents its context came from, in the order the prompt used them, each once. `[]` when no context was used, and for every other message.",
+  },
 });
 
 /** A conversation as lists show it. */
@@ -154,6 +170,7 @@ export const operatorViews = {
   ConversationPage: pageOf(conversationSchema, "The caller's conversations, newest activity first."),
   ConversationWithMessages: conversationWithMessagesSchema,
   Message: messageSchema,
+  MessageSource: messageSourceSchema,
   SessionMessages: sessionMessagesSchema,
   Key: keySchema,
   KeyWithSecret: keyWithSecretSchema,

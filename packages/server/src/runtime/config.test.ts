@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "./config.js";
 
 describe("loadConfig", () => {
-  it("has the defaults of docs/design.md §7", () => {
-    const config = loadConfig({});
-    expect(config).toMatchObject({
+  it("has the defaults of docs/design.md §7, every field of them", () => {
+    const env = {};
+    // The whole object, strictly: a default that changes, or a field added without one here, fails.
+    expect(loadConfig(env)).toStrictEqual({
       databasePath: "./parley.db",
       port: 8787,
       host: "127.0.0.1",
@@ -12,13 +13,29 @@ describe("loadConfig", () => {
       keyRequestsPerMinute: 60,
       adminKeyRequestsPerMinute: 600,
       conversationMessagesPerMinute: 20,
-      providers: { timeoutMs: 60_000, ollama: { host: "http://127.0.0.1:11434" } },
+      allowPrivateUrls: false,
+      maxUploadBytes: 25 * 1024 * 1024,
+      secretKey: undefined,
       http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16_384, maxConnections: 1_000 },
       shutdownGraceMs: 10_000,
       maxUploadRequestBytes: 100 * 1024 * 1024,
       maxStreamsPerKey: 5,
       ingestionsPerUser: 1,
       documents: { timeoutMs: 30_000, memoryMb: 192, maxPdfPages: 2_000, maxHtmlBytes: 5 * 1024 * 1024, maxDocxUnpackedBytes: 64 * 1024 * 1024 },
+      providers: {
+        openai: { apiKey: undefined, baseURL: "https://api.openai.com/v1", organization: undefined, project: undefined },
+        anthropic: { apiKey: undefined, baseURL: "https://api.anthropic.com" },
+        ollama: { host: "http://127.0.0.1:11434" },
+        timeoutMs: 60_000,
+        embedderDimensions: undefined,
+      },
+      env,
+      databaseUrl: undefined,
+      databasePoolSize: 10,
+      statementTimeoutMs: 30_000,
+      redisUrl: undefined,
+      redisFailOpen: false,
+      consoleDir: undefined,
     });
   });
 
@@ -73,6 +90,7 @@ describe("loadConfig", () => {
       PARLEY_STATEMENT_TIMEOUT_MS: "5000",
       PARLEY_REDIS_URL: "redis://cache:6379",
       PARLEY_REDIS_FAIL_OPEN: "true",
+      PARLEY_CONSOLE_DIR: "/srv/parley-console",
     };
     // Every variable loadConfig reads is in the table above, so a new one cannot go untested.
     const read = new Set<string>();
@@ -114,6 +132,7 @@ describe("loadConfig", () => {
       statementTimeoutMs: 5000,
       redisUrl: "redis://cache:6379",
       redisFailOpen: true,
+      consoleDir: "/srv/parley-console",
     });
     expect(loadConfig(env, { databasePath: "/flag.db", port: 1234, host: "::1" })).toMatchObject({ databasePath: "/flag.db", port: 1234, host: "::1" });
   });

@@ -43,6 +43,8 @@ export interface ServerConfig {
   redisUrl: string | undefined;
   /** `PARLEY_REDIS_FAIL_OPEN=true`: let requests through unlimited while Redis is down (default: refuse with 503). */
   redisFailOpen: boolean;
+  /** `PARLEY_CONSOLE_DIR`: the console's build folder to serve; unset means the installed `@parley/console`'s. */
+  consoleDir: string | undefined;
 }
 
 /** What one uploaded or fetched document may cost its reader. */
@@ -171,6 +173,7 @@ export function loadConfig(env: Environment = process.env, overrides: Partial<Pi
       statementTimeoutMs: wholeNumber(env, "PARLEY_STATEMENT_TIMEOUT_MS", 30_000, 0, 86_400_000),
       redisUrl: serviceUrl(env, "PARLEY_REDIS_URL", ["redis:", "rediss:"]),
       redisFailOpen: flag(env, "PARLEY_REDIS_FAIL_OPEN"),
+      consoleDir: present(env.PARLEY_CONSOLE_DIR),
     };
   } catch (error) {
     if (error instanceof ConfigError) throw error;

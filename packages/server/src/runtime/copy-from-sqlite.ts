@@ -34,7 +34,7 @@ const TABLES: TableCopy[] = [
     flags: ["human_takeover", "needs_attention"],
     texts: ["session_id"],
   },
-  { table: "messages", columns: ["id", "conversation_id", "role", "author", "content", "created_at"], order: "seq", texts: ["content"] },
+  { table: "messages", columns: ["id", "conversation_id", "role", "author", "content", "created_at", "sources"], order: "seq", texts: ["content"] },
   { table: "monthly_usage", columns: ["user_id", "month", "used"], order: "user_id, month" },
   { table: "outbox_events", columns: ["id", "type", "user_id", "chatbot_id", "data", "created_at", "dispatched_at"], order: "seq" },
   { table: "webhook_subscriptions", columns: ["id", "user_id", "url", "chatbot_id", "event_types", "signing_key_id", "public_only", "created_at"], order: "seq", flags: ["public_only"] },

@@ -28,6 +28,8 @@ export async function startServer(options: {
   heartbeatMs?: number;
   /** How often open streams' keys are checked for revocations made elsewhere (default 1 s). */
   keyRecheckMs?: number;
+  /** The console's build folder (`PARLEY_CONSOLE_DIR`); default: the installed `@parley/console`'s. */
+  consoleRoot?: string;
 }): Promise<RunningServer> {
   const log = options.log ?? consoleLog;
   // One reader of the outbox feeds every live stream of this process (docs/api.md, "Live events").
@@ -48,6 +50,8 @@ export async function startServer(options: {
     secrets: options.runtime.secrets,
     streamEvents: streams.handler,
     uploads: options.runtime.uploads,
+    // Given only when set: the handler reads an explicit undefined as "no console".
+    ...(options.consoleRoot === undefined ? {} : { consoleRoot: options.consoleRoot }),
   });
   const server = createLimitedServer(options.limits ?? DEFAULT_HTTP_LIMITS, handler, log);
   await new Promise<void>((resolve, reject) => {
@@ -85,9 +89,17 @@ export async function startServer(options: {
       streams.closeAll();
       feed.close();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
-      const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+      const deadline = setTimeout(() => {
+        server.closeAllConnections();
+        // Past the grace, a reply still being generated is given up cleanly (nothing half-stored,
+        // its conversation marked for an agent) rather than cut off by the database closing.
+        options.runtime.parley.abortReplies(new Error("The server is shutting down."));
+      }, graceMs);
       const drained = new Promise<void>((done) => server.close(() => done()));
-      void Promise.all([drained, options.runtime.dispatcher.stop(), options.runtime.ingestions.stop()]).then(async () => {
+      // A streamed reply whose reader has gone is still being generated: it is stored (within the
+      // provider's deadline) before the database closes.
+      const replies = drained.then(() => options.runtime.parley.whenRepliesSettled());
+      void Promise.all([replies, options.runtime.dispatcher.stop(), options.runtime.ingestions.stop()]).then(async () => {
         clearInterval(sweep);
         clearTimeout(deadline);
         await options.runtime.close();

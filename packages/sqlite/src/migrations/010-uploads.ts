@@ -6,7 +6,7 @@ import type { Migration } from "./migration.js";
  * ingestion ends, however it ends, and when its chatbot is deleted, in the same transaction.
  */
 export const uploadsSchema: Migration = {
-  version: 9,
+  version: 10,
   name: "uploads",
   up(database) {
     database.exec(`

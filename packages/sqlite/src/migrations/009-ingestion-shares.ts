@@ -6,7 +6,7 @@ import type { Migration } from "./migration.js";
  * the user's last ingestion started through `ingestions_by_user`.
  */
 export const ingestionSharesSchema: Migration = {
-  version: 8,
+  version: 9,
   name: "ingestion-shares",
   up(database) {
     database.exec(`

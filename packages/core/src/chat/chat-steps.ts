@@ -1,0 +1,138 @@
+// The seven steps of the spec's chat, as the two ways of running it share them: `chat()` (one
+// answer) and `chatStream()` (the answer as the model writes it). Only the call to the model
+// differs between them; every other step is the same function.
+import type { Chatbot } from "../domain/chatbot.js";
+import type { Conversation, Message, MessageSource } from "../domain/conversation.js";
+import type { Caller, User } from "../domain/user.js";
+import type { Dependencies } from "../dependencies.js";
+import { chatbotPaused, conversationRateLimited, isParleyError, providerFailed, quotaExceeded } from "../errors.js";
+import { conversationStarted, messageReceived, messageSent, publish } from "../events/outbox-events.js";
+import { findOwnedChatbot } from "../chatbots/owned-chatbot.js";
+import type { ChatModel } from "../ports/chat-model.js";
+import { formatTimestamp, microsToMillis, monthOf, startOfNextMonth } from "../support/time.js";
+import { parseChatInput } from "./chat-input.js";
+import { buildPrompt, type Prompt } from "./prompt-builder.js";
+import { replySources } from "./reply-sources.js";
+import { retrieveContext } from "./retrieve-context.js";
+
+/** A user message stored by steps 1–4, with what the later steps need. */
+export interface AcceptedMessage {
+  chatbot: Chatbot;
+  conversation: Conversation;
+  /** The stored user message. */
+  message: Message;
+  /** The stored messages before it, oldest first (the history of step 6). */
+  history: Message[];
+}
+
+/**
+ * Steps 1–4: checks the body and the chatbot, enforces the monthly quota and the conversation's
+ * rate, then in one atomic step reserves the quota, finds or creates the conversation, stores the
+ * user message and writes its events. The caller is already authenticated and admitted by the
+ * per-key rate limit (see `admitRequest`).
+ */
+export async function acceptMessage(dependencies: Dependencies, caller: Pick<Caller, "user">, chatbotId: string, body: unknown): Promise<AcceptedMessage> {
+  const { storage, rateLimiter, clock, ids, settings } = dependencies;
+  const { message, sessionId } = parseChatInput(body, caller.user.id);
+  const chatbot = await findOwnedChatbot(dependencies, caller.user, chatbotId);
+  if (!chatbot.isActive) throw chatbotPaused();
+
+  // 1. Quota, then the conversation's rate. The quota is read here so that an exhausted
+  //    quota is reported before the conversation limit, and reserved atomically in step 2–4.
+  const now = clock.now();
+  const quota = await monthlyQuota(dependencies, caller.user, now);
+  if ((await storage.getMonthlyUsage(caller.user.id, quota.month)) >= quota.limit) throw quota.exceeded();
+  const perMinute = settings.conversationMessagesPerMinute;
+  const conversationRate = await rateLimiter.hit(`conversation:${chatbot.id}:${sessionId}`, perMinute, 60_000);
+  if (!conversationRate.allowed) throw conversationRateLimited(perMinute, Math.max(1, Math.ceil(conversationRate.retryAfterMs / 1000)));
+
+  // 2–4. One atomic step: reserve one message of the quota, find or create the conversation
+  //      of (chatbot, session), store the user message and write its events to the outbox.
+  const [startedId, receivedId] = [ids.uuid(), ids.uuid()];
+  const accepted = await storage.acceptUserMessage({
+    userId: caller.user.id,
+    month: quota.month,
+    monthlyLimit: quota.limit,
+    chatbotId: chatbot.id,
+    sessionId,
+    content: message,
+    newConversationId: ids.uuid(),
+    messageId: ids.uuid(),
+    eventIds: [startedId, receivedId],
+    historyLimit: settings.historyTurns,
+    at: now,
+    events: ({ conversation, conversationCreated, message: stored }) => [
+      ...(conversationCreated ? [conversationStarted(startedId, chatbot.ownerId, conversation)] : []),
+      messageReceived(receivedId, chatbot.ownerId, conversation, stored),
+    ],
+  });
+  if (!accepted.accepted) throw quota.exceeded(); // concurrent calls took the last messages
+  publish(dependencies.events, accepted.events);
+  return { chatbot, conversation: accepted.conversation, message: accepted.message, history: accepted.history };
+}
+
+/**
+ * Steps 5–6: hybrid retrieval (BM25 and vectors fused by Reciprocal Rank Fusion), then the
+ * prompt (system prompt, identity rules and context; the last turns; the message), with the
+ * documents its context came from.
+ */
+export async function preparePrompt(dependencies: Dependencies, accepted: AcceptedMessage): Promise<{ prompt: Prompt; sources: MessageSource[] }> {
+  const { searchIndex, embedder, settings } = dependencies;
+  const { chatbot, message, history } = accepted;
+  const context = await retrieveContext({ searchIndex, embedder, chatbotId: chatbot.id, query: message.content }, settings.retrieval);
+  const prompt = buildPrompt({ chatbot, identityRules: settings.identityRules(chatbot), context, history, message: message.content });
+  return { prompt, sources: await replySources(searchIndex, chatbot.id, context) };
+}
+
+/** The model configured for the chatbot's provider; `provider_failed` when there is none. */
+export function modelFor(dependencies: Pick<Dependencies, "chatModels">, chatbot: Chatbot): ChatModel {
+  const model = dependencies.chatModels[chatbot.provider];
+  if (!model) throw providerFailed({ cause: new Error(`No chat model is configured for provider ${chatbot.provider}.`) });
+  return model;
+}
+
+/**
+ * Step 7 when the model failed (provider error, timeout, abort): nothing of the reply is stored,
+ * the conversation is marked as needing an agent, and the failure goes on as `provider_failed`.
+ */
+export async function modelFailed(dependencies: Pick<Dependencies, "storage" | "clock">, accepted: AcceptedMessage, error: unknown): Promise<never> {
+  await dependencies.storage.markNeedsAttention(accepted.conversation.id, dependencies.clock.now());
+  throw isParleyError(error, "provider_failed") ? error : providerFailed({ cause: error });
+}
+
+/**
+ * Step 7 when the model answered: a blank reply becomes the fallback message (citing nothing,
+ * and the conversation then needs an agent); the reply is stored with its sources and its
+ * `message.sent` event in one step.
+ */
+export async function storeReply(dependencies: Dependencies, accepted: AcceptedMessage, text: string, sources: MessageSource[]): Promise<Message> {
+  const { storage, clock, ids } = dependencies;
+  const { chatbot } = accepted;
+  const fallback = text.trim() === "";
+  const sentId = ids.uuid();
+  const stored = await storage.appendAssistantMessage({
+    id: ids.uuid(),
+    conversationId: accepted.conversation.id,
+    content: fallback ? chatbot.fallbackMessage : text,
+    author: "model",
+    sources: fallback ? [] : sources,
+    needsAttention: fallback,
+    at: clock.now(),
+    events: (conversation, message) => [messageSent(sentId, chatbot.ownerId, conversation, message)],
+  });
+  publish(dependencies.events, stored.events);
+  return stored.message;
+}
+
+/** The user's monthly limit for the month of `now`, and the error to throw when it is used up. */
+async function monthlyQuota(dependencies: Pick<Dependencies, "storage" | "settings">, user: User, now: number) {
+  const plan = (await dependencies.storage.getPlan(user.planName)) ?? dependencies.settings.defaultPlan;
+  const limit = user.monthlyMessagesOverride ?? plan.monthlyMessages;
+  const resetsAt = startOfNextMonth(now);
+  const retryAfterSeconds = Math.max(1, Math.ceil(microsToMillis(resetsAt - now) / 1000));
+  return {
+    month: monthOf(now),
+    limit,
+    exceeded: () => quotaExceeded(plan.name, limit, formatTimestamp(resetsAt).slice(0, 10), retryAfterSeconds),
+  };
+}
