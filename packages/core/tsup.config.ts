@@ -4,4 +4,5 @@ export default packageBuild({
   index: "src/index.ts",
   "memory/index": "src/memory/index.ts",
   "contract/index": "src/contract/index.ts",
+  "vectors/index": "src/vectors/index.ts",
 }, { external: ["vitest"] });

@@ -1,5 +1,6 @@
 // The search index the eval measures: SQLite in a temporary file (the default), or PostgreSQL
-// (`--store postgres`) on PARLEY_DATABASE_URL, or on an in-memory PGlite with pgvector when unset.
+// (`--store postgres`) on PARLEY_DATABASE_URL (pgvector where the server has it, else in-process
+// vectors), or on an in-memory PGlite with pgvector when unset.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,9 +39,9 @@ export async function openEvalStore(store: string, options: { titleWeight?: numb
     await setup.end();
   }
   const pool = createPool({ url: url || pglite!.url, poolSize: 4, statementTimeoutMs: 0, ...(url ? { schema } : {}) });
-  await openPostgres({ pool, tracks: ["search"] });
+  const { vectors } = await openPostgres({ pool, tracks: ["search"] });
   const searchIndex = createPostgresSearchIndex({ pool, ...(options.titleWeight === undefined ? {} : { titleWeight: options.titleWeight }) });
-  const description = url ? "PostgreSQL at PARLEY_DATABASE_URL (BM25 in SQL, pgvector)" : "PGlite with pgvector (BM25 in SQL, pgvector)";
+  const description = `${url ? "PostgreSQL at PARLEY_DATABASE_URL" : "PGlite"} (BM25 in SQL, vectors: ${vectors})`;
   return {
     searchIndex,
     description,

@@ -13,6 +13,7 @@ export type * from "./ports/rate-limiter.js";
 export type * from "./ports/search-index.js";
 export type * from "./ports/storage.js";
 export type * from "./ports/knowledge-sources.js";
+export type * from "./ports/upload-store.js";
 export { fuseByReciprocalRank, type FusedHit } from "./retrieval/fusion.js";
 export { formatTimestamp, monthOf, startOfNextMonth, systemClock } from "./support/time.js";
 export { isUuid, randomIds } from "./support/ids.js";

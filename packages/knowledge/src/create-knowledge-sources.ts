@@ -1,6 +1,5 @@
-import { open, rm, rmdir, stat } from "node:fs/promises";
-import { dirname, resolve, sep } from "node:path";
-import type { KnowledgeItem, KnowledgeRequest, KnowledgeSources } from "@parley/core";
+import { open, stat } from "node:fs/promises";
+import type { KnowledgeFile, KnowledgeItem, KnowledgeRequest, KnowledgeSources, UploadStore } from "@parley/core";
 import { createFetcher, formatBytes } from "./create-fetcher.js";
 import { createDocumentReader, type DocumentReaderOptions } from "./create-document-reader.js";
 import { DocumentError } from "./document-error.js";
@@ -28,11 +27,11 @@ export interface KnowledgeSourcesOptions {
   /** DNS lookup, for tests that map names to addresses; defaults to `dns.lookup`. */
   lookup?: LookupFunction;
   /**
-   * Where the server writes uploads: files of a request that lie in this folder are deleted
-   * (with the upload's own folder) once the whole request has been read; an aborted read keeps
-   * them for the run that resumes it. Files elsewhere (the CLI's) are never touched.
+   * Where uploaded files wait (the database every process shares). A request's uploads are
+   * removed once the whole request has been read; an aborted read keeps them for the run that
+   * resumes it. Without it, uploaded files cannot be read. Files on disk (the CLI's) are never touched.
    */
-  uploadsFolder?: string;
+  uploads?: UploadStore;
   /** Which addresses count as public (default `isPublicAddress`); tests widen it to treat a local site as public. */
   isPublicAddress?: (address: string) => boolean;
   /** Limits of the worker threads documents are parsed in: time, memory, PDF pages, HTML and DOCX sizes. */
@@ -49,11 +48,20 @@ export function createKnowledgeSources(options: KnowledgeSourcesOptions = {}): K
   // Parsing happens in worker threads: a hostile document never holds the server's event loop.
   const reader = createDocumentReader(options.documents);
 
-  async function* readFiles(files: { name: string; path: string }[], signal: AbortSignal): AsyncGenerator<KnowledgeItem> {
+  /** An uploaded file's bytes from the store, or a file's from disk. */
+  async function bytesOf(file: KnowledgeFile): Promise<Uint8Array> {
+    if ("path" in file) return readFileWithin(file.path, maxFileBytes);
+    const bytes = await options.uploads?.read(file.upload);
+    if (bytes === undefined || bytes === null) throw new DocumentError("The uploaded file is no longer available.");
+    if (bytes.byteLength > maxFileBytes) throw new DocumentError(`The file is larger than ${formatBytes(maxFileBytes)}.`);
+    return bytes;
+  }
+
+  async function* readFiles(files: KnowledgeFile[], signal: AbortSignal): AsyncGenerator<KnowledgeItem> {
     for (const file of files) {
       if (signal.aborted) return;
       try {
-        const bytes = await readFileWithin(file.path, maxFileBytes);
+        const bytes = await bytesOf(file);
         const { document, type } = await reader.read({ bytes, name: file.name, source: file.name }, signal);
         yield { document, type, bytes: bytes.length };
       } catch (error) {
@@ -61,7 +69,8 @@ export function createKnowledgeSources(options: KnowledgeSourcesOptions = {}): K
         yield { source: file.name, error: error.message };
       }
     }
-    if (options.uploadsFolder !== undefined && !signal.aborted) await removeUploads(files, options.uploadsFolder);
+    const uploaded = files.flatMap((file) => ("upload" in file ? [file.upload] : []));
+    if (options.uploads !== undefined && uploaded.length > 0 && !signal.aborted) await options.uploads.remove(uploaded);
   }
 
   async function* readWeb(url: string, crawl: "page" | "sitemap" | "site", maxPages: number, signal: AbortSignal): AsyncGenerator<KnowledgeItem> {
@@ -96,20 +105,6 @@ export function createKnowledgeSources(options: KnowledgeSourcesOptions = {}): K
       })();
     },
   };
-}
-
-/** Deletes the uploaded files of a request that has been read, and the folders they were in. */
-async function removeUploads(files: { path: string }[], uploadsFolder: string): Promise<void> {
-  const root = resolve(uploadsFolder) + sep;
-  const folders = new Set<string>();
-  for (const file of files) {
-    const path = resolve(file.path);
-    if (!path.startsWith(root)) continue;
-    await rm(path, { force: true });
-    if (dirname(path) + sep !== root) folders.add(dirname(path));
-  }
-  // Only an emptied folder goes: another request's files may share it.
-  for (const folder of folders) await rmdir(folder).catch(() => undefined);
 }
 
 /** A file's bytes, refused (as a DocumentError) when missing or larger than `maxBytes`. */

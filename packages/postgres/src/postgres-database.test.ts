@@ -54,15 +54,20 @@ if (testDatabaseUrl === undefined) {
     });
 
     // Whichever server the tests run on, one of the two outcomes is asserted: never neither.
-    it("migrates the search track where the server has pgvector, and says pgvector is missing where it has none", async () => {
+    it("migrates the search track with pgvector where the server has it, else in process, refusing pgvector when asked", async () => {
       const { rows } = await pool().query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
       if (rows.length > 0) {
-        await openPostgres({ pool: pool(), tracks: ["search"] });
+        expect((await openPostgres({ pool: pool(), tracks: ["search"] })).vectors).toBe("pgvector");
         expect(await schemaVersion(pool(), "search")).toBe(MIGRATIONS.search.at(-1)!.version);
         return;
       }
-      await expect(openPostgres({ pool: pool(), tracks: ["search"] })).rejects.toThrow(/^PostgreSQL has no pgvector extension, which Parley's search index needs\./);
+      await expect(openPostgres({ pool: pool(), tracks: ["search"], vectors: "pgvector" })).rejects.toThrow(/^PostgreSQL has no pgvector extension\. Install pgvector/);
       expect(await schemaVersion(pool(), "search")).toBe(0);
+      const opened = await openPostgres({ pool: pool(), tracks: ["search"] });
+      expect(opened.vectors).toBe("in-process");
+      expect(await schemaVersion(pool(), "search")).toBe(MIGRATIONS.search.at(-1)!.version);
+      const column = await pool().query("SELECT data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'search_chunks' AND column_name = 'embedding'");
+      expect(column.rows).toEqual([{ data_type: "bytea" }]);
     });
   });
 }

@@ -1,6 +1,8 @@
 import pg from "pg";
 import { migratePostgres, type MigrationTrack } from "./migrations/migrate.js";
 import { PostgresSetupError } from "./postgres-setup-error.js";
+import { toUnavailable } from "./postgres-unavailable.js";
+import type { VectorMode } from "./postgres-vector-mode.js";
 
 /** Connections a pool opens at most, unless told otherwise. */
 export const DEFAULT_POOL_SIZE = 10;
@@ -14,11 +16,15 @@ export type PostgresConnectionOptions = (
 ) & {
   /** Which parts of the schema to bring up to date on open (default: both). */
   tracks?: readonly MigrationTrack[];
+  /** The vector mode of a new search schema (default: pgvector where the server has it, else in-process). */
+  vectors?: VectorMode;
 };
 
 /** An open, migrated PostgreSQL database. */
 export interface PostgresDatabase {
   pool: pg.Pool;
+  /** How the database stores and searches vectors; undefined when the search track was not opened. */
+  vectors: VectorMode | undefined;
   /** Ends the pool when the adapter opened it; a pool the caller gave stays open. */
   close(): Promise<void>;
 }
@@ -65,13 +71,26 @@ export function createPool(options: { url: string; poolSize?: number; statementT
   });
   // An idle client whose server went away emits 'error'; without a listener it would crash the process.
   pool.on("error", () => {});
+  // A lost connection or a server that is down fails as the core's `unavailable` error (503 at
+  // the HTTP edge) instead of an unexpected fault; the pool opens new connections as it needs them,
+  // so the server recovers by itself once PostgreSQL is back.
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  pool.query = ((...args: unknown[]) => {
+    const result = query(...args);
+    return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(toUnavailable(error))) : result;
+  }) as typeof pool.query;
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+  pool.connect = ((...args: unknown[]) => {
+    const result = connect(...args);
+    return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(toUnavailable(error))) : result;
+  }) as typeof pool.connect;
   return pool;
 }
 
 /**
  * Opens PostgreSQL for Parley: checks it can be reached, and brings the schema up to date
  * (docs/design.md §13). Fails with a PostgresSetupError that says what is wrong when the
- * database is unreachable, lacks pgvector, or was migrated by a newer Parley.
+ * database is unreachable, was asked for pgvector and lacks it, or was migrated by a newer Parley.
  */
 export async function openPostgres(options: PostgresConnectionOptions): Promise<PostgresDatabase> {
   const owned = !("pool" in options);
@@ -84,10 +103,12 @@ export async function openPostgres(options: PostgresConnectionOptions): Promise<
       await pool.query("SELECT 1");
     } catch (error) {
       const where = "url" in options ? redactDatabaseUrl(options.url) : "the given pool";
-      throw new PostgresSetupError(`Cannot connect to PostgreSQL at ${where}: ${(error as Error).message}`, { cause: error });
+      const reason = (error as Error).cause instanceof Error ? ((error as Error).cause as Error) : (error as Error);
+      throw new PostgresSetupError(`Cannot connect to PostgreSQL at ${where}: ${reason.message}`, { cause: error });
     }
-    await migratePostgres(pool, options.tracks ?? ["storage", "search"]);
-    return { pool, close };
+    const tracks = options.tracks ?? ["storage", "search"];
+    const { vectors } = await migratePostgres(pool, tracks, options.vectors === undefined ? {} : { vectors: options.vectors });
+    return { pool, vectors: tracks.includes("search") ? vectors : undefined, close };
   } catch (error) {
     await close().catch(() => {});
     throw error;

@@ -2,7 +2,7 @@ import type { DocumentToIndex, EmbeddingSpace, IndexedDocument, SearchIndex } fr
 import { createManualClock, createMemorySearchIndex } from "@parley/core/memory";
 import { describe, expect, it } from "vitest";
 import { createPostgresSearchIndex } from "./postgres-search-index.js";
-import { usePglite } from "./test-pglite.js";
+import { useSearchDatabase } from "./test-search-database.js";
 
 // The document catalog (listDocuments, getDocument, documentStats) has its contract cases
 // (@parley/core/contract, search-index-documents-contract.ts); beyond them, one longer script
@@ -12,7 +12,7 @@ const SPACE: EmbeddingSpace = { embedderId: "test-2", dimensions: 2 };
 const BOT = "6f1c2a52-8a3e-4e0b-9d0c-1f2a3b4c5d6e";
 const OTHER = "0b7e8d9c-1a2b-4c3d-8e4f-5a6b7c8d9e0f";
 
-const usePool = usePglite();
+const usePool = useSearchDatabase().pool;
 
 const document = (source: string, texts: string[], extra: Partial<DocumentToIndex> = {}): DocumentToIndex => ({
   source,

@@ -5,8 +5,10 @@ import { inTransaction } from "./postgres-transaction.js";
 import { createDocumentCatalog, forgetDocuments, recordDocuments } from "./postgres-search-documents.js";
 import { queryTerms } from "./postgres-search-terms.js";
 import { createHnswIndex, hnswIndexName, hnswVectors, SEARCH_SQL } from "./postgres-search-statements.js";
-import { insertDocuments, removeSources, vectorText } from "./postgres-search-writes.js";
+import { insertDocuments, removeSources, vectorColumn, vectorText } from "./postgres-search-writes.js";
+import { createInProcessVectors } from "./postgres-search-vectors.js";
 import { fromBytes } from "./postgres-text.js";
+import { vectorMode, type VectorMode } from "./postgres-vector-mode.js";
 
 /** Options of the PostgreSQL search index. */
 export interface PostgresSearchIndexOptions {
@@ -23,6 +25,8 @@ export interface PostgresSearchIndexOptions {
   oversampling?: number;
   /** The time documents are stamped with (default: the system clock). */
   clock?: Clock;
+  /** The database's vector mode, as `openPostgres` returned it (default: read from the schema on first use). */
+  vectors?: VectorMode;
 }
 
 interface ChatbotRow {
@@ -31,6 +35,8 @@ interface ChatbotRow {
   dimensions: number;
   chunk_count: number;
   hnsw_dimensions: number | null;
+  generation: number;
+  epoch: number;
 }
 
 interface ChunkRow {
@@ -67,10 +73,11 @@ const hitOf = (row: ChunkRow, score: number): SearchHit => ({
 const chunkIdOf = (chunkId: string) => (/^[1-9]\d{0,15}$/.test(chunkId) ? Number(chunkId) : undefined);
 
 /**
- * SearchIndex on PostgreSQL (docs/design.md §13): BM25 computed in SQL from per-chatbot
- * statistics kept in the same transactions as the chunks, and pgvector for vectors (exact
- * below `hnswThreshold` chunks, a partial HNSW index of the chatbot's own rows above it).
- * Every write is one transaction holding the chatbot's row lock.
+ * SearchIndex on PostgreSQL (docs/design.md §13, "Any PostgreSQL"): BM25 computed in SQL from
+ * per-chatbot statistics kept in the same transactions as the chunks. Vectors with pgvector
+ * (exact below `hnswThreshold` chunks, a partial HNSW index of the chatbot's own rows above it)
+ * or, on a database without it, in the server process (postgres-search-vectors.ts). Every write
+ * is one transaction holding the chatbot's row lock.
  */
 export function createPostgresSearchIndex(options: PostgresSearchIndexOptions): SearchIndex {
   const { pool } = options;
@@ -79,6 +86,17 @@ export function createPostgresSearchIndex(options: PostgresSearchIndexOptions): 
   const oversampling = options.oversampling ?? 5;
   const clock = options.clock ?? systemClock;
   const catalog = createDocumentCatalog(pool);
+  const inProcess = createInProcessVectors(pool);
+  let mode: Promise<VectorMode> | undefined = options.vectors === undefined ? undefined : Promise.resolve(options.vectors);
+  /** The database's vector mode, read once (a move to pgvector needs the servers restarted). */
+  const vectors = () =>
+    (mode ??= vectorMode(pool).then((found) => {
+      if (found === undefined) throw new Error("The search schema is missing: open the database with openPostgres first.");
+      return found;
+    })).catch((error: unknown) => {
+      mode = undefined; // not migrated yet, or the database was down: read again next time
+      throw error;
+    });
 
   const chatbot = async (chatbotId: string) => (await pool.query<ChatbotRow>(SEARCH_SQL.chatbot, [chatbotId])).rows[0];
   /** The chatbot's row, locked for this transaction; created with `space` when `create` and new. */
@@ -89,6 +107,7 @@ export function createPostgresSearchIndex(options: PostgresSearchIndexOptions): 
 
   /** After a write commits: gives a chatbot that has grown past the threshold its HNSW index. */
   const indexIfLarge = async (chatbotId: string) => {
+    if ((await vectors()) !== "pgvector") return;
     const row = await chatbot(chatbotId);
     if (row === undefined || row.chunk_count < hnswThreshold || row.hnsw_dimensions === row.dimensions) return;
     // CONCURRENTLY: the chatbot's (and every other's) reads and writes go on while it builds.
@@ -96,16 +115,50 @@ export function createPostgresSearchIndex(options: PostgresSearchIndexOptions): 
     await pool.query("UPDATE search_chatbots SET hnsw_dimensions = $2 WHERE key = $1 AND dimensions = $2", [row.key, row.dimensions]);
   };
 
+  /** The chatbot rows the last in-process searches saw, by chatbot id: what the held copies are. */
+  const lastSeen = new Map<string, ChatbotRow>();
+  /**
+   * A vector search without pgvector, in one round trip on the common path: the copy held for
+   * the chatbot is scored, then the best chunks are read together with the chatbot's row as it is
+   * now. When that row shows a newer version than the copy scored, the copy is brought up to it
+   * and scored again (and the chunks read again), so the copy is never older than the row this
+   * search read. A chunk deleted meanwhile is left out.
+   */
+  const inProcessSearch = async (chatbotId: string, space: EmbeddingSpace, vector: Float32Array, k: number): Promise<SearchHit[]> => {
+    let state = lastSeen.get(chatbotId) ?? (await chatbot(chatbotId));
+    if (state === undefined) return [];
+    for (let attempt = 0; ; attempt += 1) {
+      checkSpace(chatbotId, state, space);
+      assertValidEmbedding(vector, space);
+      if (k <= 0) return [];
+      const limit = Math.floor(k);
+      const nearest = await inProcess.nearest(state.key, state, vector, limit, Math.max(100, Math.ceil(limit * oversampling)));
+      const { rows } = await pool.query<ChatbotRow & Partial<ChunkRow>>(SEARCH_SQL.chunksById, [chatbotId, nearest.map(({ id }) => id)]);
+      const current = rows[0];
+      if (current === undefined) return [];
+      const fresh = current.key === state.key && current.generation === state.generation && current.epoch === state.epoch && current.dimensions === state.dimensions;
+      if (lastSeen.size > 10_000) lastSeen.clear();
+      lastSeen.set(chatbotId, current);
+      if (fresh || attempt > 0) {
+        checkSpace(chatbotId, current, space);
+        const byId = new Map(rows.filter((found) => found.id !== null && found.id !== undefined).map((found) => [found.id!, found as ChunkRow]));
+        return nearest.flatMap(({ id, score }) => (byId.has(id) ? [hitOf(byId.get(id)!, score)] : []));
+      }
+      state = current;
+    }
+  };
+
   const replaceDocuments: SearchIndex["replaceDocuments"] = async (chatbotId, space, documents) => {
     // Checked before the transaction, so a bad vector anywhere writes nothing.
     for (const document of documents) for (const chunk of document.chunks) assertValidEmbedding(chunk.embedding, space);
     // A source given twice ends as its last version: the earlier ones would be replaced anyway.
     const last = new Map(documents.map((document) => [document.source, document]));
+    const mode = await vectors();
     const result = await inTransaction(pool, async (client) => {
       checkSpace(chatbotId, (await client.query<ChatbotRow>(SEARCH_SQL.lockChatbot, [chatbotId])).rows[0], space);
       const row = (await lockChatbot(client, chatbotId, space))!;
       await removeSources(client, row.key, [...last.keys()]);
-      await insertDocuments(client, row.key, [...last.values()], titleWeight);
+      await insertDocuments(client, row.key, [...last.values()], titleWeight, mode);
       await recordDocuments(client, row.key, documents, () => clock.now());
       return { chunks: documents.reduce((sum, document) => sum + document.chunks.length, 0) };
     });
@@ -133,13 +186,12 @@ export function createPostgresSearchIndex(options: PostgresSearchIndexOptions): 
     async keywordSearch(chatbotId, text, k) {
       const terms = queryTerms(text);
       if (terms.length === 0 || k <= 0) return [];
-      const row = await chatbot(chatbotId);
-      if (row === undefined) return [];
-      const { rows } = await pool.query<ChunkRow & { score: number }>(SEARCH_SQL.keyword, [row.key, terms, Math.floor(k)]);
+      const { rows } = await pool.query<ChunkRow & { score: number }>(SEARCH_SQL.keyword, [chatbotId, terms, Math.floor(k)]);
       return rows.map((found) => hitOf(found, found.score));
     },
 
     async vectorSearch(chatbotId, space, vector, k) {
+      if ((await vectors()) === "in-process") return inProcessSearch(chatbotId, space, vector, k);
       const row = await chatbot(chatbotId);
       if (row === undefined) return [];
       checkSpace(chatbotId, row, space);
@@ -173,6 +225,7 @@ export function createPostgresSearchIndex(options: PostgresSearchIndexOptions): 
 
     async replaceEmbeddings(chatbotId, space, embeddings, { reset }) {
       for (const { embedding } of embeddings) assertValidEmbedding(embedding, space);
+      const mode = await vectors();
       await inTransaction(pool, async (client) => {
         const existing = await lockChatbot(client, chatbotId);
         if (!reset) checkSpace(chatbotId, existing, space);
@@ -191,7 +244,8 @@ export function createPostgresSearchIndex(options: PostgresSearchIndexOptions): 
           await client.query(SEARCH_SQL.setSpace, [row.key, space.embedderId, space.dimensions]);
           await client.query(SEARCH_SQL.clearEmbeddings, [row.key]);
         }
-        await client.query(SEARCH_SQL.setEmbeddings, [row.key, ids, embeddings.map(({ embedding }) => vectorText(embedding))]);
+        await client.query(SEARCH_SQL.setEmbeddings(mode), [row.key, ids, embeddings.map(({ embedding }) => vectorColumn(mode, embedding))]);
+        await client.query(SEARCH_SQL.bumpEpoch, [row.key]);
       });
       await indexIfLarge(chatbotId);
     },

@@ -2,15 +2,17 @@
 // the only text built into SQL is a chatbot's integer key and its vector dimensions (numbers
 // from the database, never from a caller), for the partial HNSW index.
 
+import type { VectorMode } from "./postgres-vector-mode.js";
+
 // BM25 constants, as FTS5's bm25() and the SQLite adapter use them.
 const K1 = 1.2;
 const B = 0.75;
 
 export const SEARCH_SQL = {
-  chatbot: "SELECT key, embedder_id, dimensions, chunk_count, hnsw_dimensions FROM search_chatbots WHERE chatbot_id = $1",
+  chatbot: "SELECT key, embedder_id, dimensions, chunk_count, hnsw_dimensions, generation, epoch FROM search_chatbots WHERE chatbot_id = $1",
   insertChatbot: "INSERT INTO search_chatbots (chatbot_id, embedder_id, dimensions) VALUES ($1, $2, $3) ON CONFLICT (chatbot_id) DO NOTHING",
   // Writers of one chatbot take turns on its row, so its statistics are updated one step at a time.
-  lockChatbot: "SELECT key, embedder_id, dimensions, chunk_count, hnsw_dimensions FROM search_chatbots WHERE chatbot_id = $1 FOR UPDATE",
+  lockChatbot: "SELECT key, embedder_id, dimensions, chunk_count, hnsw_dimensions, generation, epoch FROM search_chatbots WHERE chatbot_id = $1 FOR UPDATE",
   chunksOfSources: "SELECT id FROM search_chunks WHERE bot = $1 AND source = ANY($2::bytea[])",
   // Each removed chunk takes one off the document frequency of each of its terms.
   decrementTerms: `WITH counts AS (SELECT term, count(*) AS removed FROM search_postings WHERE bot = $1 AND chunk_id = ANY($2::bigint[]) GROUP BY term)
@@ -20,11 +22,13 @@ export const SEARCH_SQL = {
   deletePostings: "DELETE FROM search_postings WHERE bot = $1 AND chunk_id = ANY($2::bigint[])",
   deleteUnusedTerms: "DELETE FROM search_terms WHERE bot = $1 AND term = ANY($2::text[]) AND document_frequency = 0",
   deleteChunks: "DELETE FROM search_chunks WHERE bot = $1 AND id = ANY($2::bigint[]) RETURNING length",
-  addStatistics: "UPDATE search_chatbots SET chunk_count = chunk_count + $2, total_length = total_length + $3 WHERE key = $1",
+  // Every change of the chunks bumps the generation the in-process vector copies follow.
+  addStatistics: "UPDATE search_chatbots SET chunk_count = chunk_count + $2, total_length = total_length + $3, generation = generation + 1 WHERE key = $1",
   newChunkIds: "SELECT nextval(pg_get_serial_sequence('search_chunks', 'id')) AS id FROM generate_series(1, $1::int)",
-  insertChunks: `INSERT INTO search_chunks (id, bot, source, title, body, length, embedding)
-    SELECT id, $1, source, title, body, length, embedding::vector
-    FROM unnest($2::bigint[], $3::bytea[], $4::bytea[], $5::bytea[], $6::int[], $7::text[]) AS c (id, source, title, body, length, embedding)`,
+  // Embeddings as pgvector's text or, in process, float32 bytes (see vectorColumn).
+  insertChunks: (vectors: VectorMode) => `INSERT INTO search_chunks (id, bot, source, title, body, length, embedding)
+    SELECT id, $1, source, title, body, length, ${vectors === "pgvector" ? "embedding::vector" : "embedding"}
+    FROM unnest($2::bigint[], $3::bytea[], $4::bytea[], $5::bytea[], $6::int[], $7::${vectors === "pgvector" ? "text" : "bytea"}[]) AS c (id, source, title, body, length, embedding)`,
   insertPostings: `INSERT INTO search_postings (bot, term, chunk_id, frequency, length)
     SELECT $1, term, chunk_id, frequency, length FROM unnest($2::text[], $3::bigint[], $4::real[], $5::int[]) AS p (term, chunk_id, frequency, length)`,
   // Sorted by term, so two writers (of different chatbots) never wait on each other in a cycle.
@@ -32,15 +36,16 @@ export const SEARCH_SQL = {
     SELECT $1, term, added FROM unnest($2::text[], $3::bigint[]) AS t (term, added) ORDER BY term
     ON CONFLICT (bot, term) DO UPDATE SET document_frequency = search_terms.document_frequency + excluded.document_frequency`,
   // BM25 over the chatbot's own statistics: IDF floored as FTS5 floors it, then the top k chunks.
-  keyword: `WITH query AS (SELECT unnest($2::text[]) AS term),
-      stats AS (SELECT chunk_count::float8 AS n, total_length::float8 / greatest(chunk_count, 1) AS average FROM search_chatbots WHERE key = $1),
+  // The chatbot is found by its id in the same statement: one round trip.
+  keyword: `WITH bot AS (SELECT key, chunk_count::float8 AS n, total_length::float8 / greatest(chunk_count, 1) AS average FROM search_chatbots WHERE chatbot_id = $1),
+      query AS (SELECT unnest($2::text[]) AS term),
       weights AS (
         SELECT q.term, greatest(ln((s.n - t.document_frequency + 0.5) / (t.document_frequency + 0.5)), 1e-6) AS idf
-        FROM query AS q JOIN search_terms AS t ON t.bot = $1 AND t.term = q.term CROSS JOIN stats AS s
+        FROM query AS q CROSS JOIN bot AS s JOIN search_terms AS t ON t.bot = s.key AND t.term = q.term
       ),
       scored AS (
         SELECT p.chunk_id, sum(w.idf * (p.frequency * ${K1 + 1}) / (p.frequency + ${K1} * (${1 - B} + ${B} * p.length / s.average))) AS score
-        FROM weights AS w JOIN search_postings AS p ON p.bot = $1 AND p.term = w.term CROSS JOIN stats AS s
+        FROM weights AS w CROSS JOIN bot AS s JOIN search_postings AS p ON p.bot = s.key AND p.term = w.term
         GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT $3
       )
     SELECT c.id, c.source, c.title, c.body, scored.score FROM scored JOIN search_chunks AS c ON c.id = scored.chunk_id
@@ -50,8 +55,14 @@ export const SEARCH_SQL = {
     WHERE bot = $1 AND embedding IS NOT NULL ORDER BY distance, id LIMIT $3`,
   list: "SELECT id, source, title, body FROM search_chunks WHERE bot = $1 AND id > $2 ORDER BY id LIMIT $3",
   chunksOfChatbot: "SELECT id FROM search_chunks WHERE bot = $1 AND id = ANY($2::bigint[])",
-  setEmbeddings: `UPDATE search_chunks AS c SET embedding = v.embedding::vector
-    FROM unnest($2::bigint[], $3::text[]) AS v (id, embedding) WHERE c.bot = $1 AND c.id = v.id`,
+  setEmbeddings: (vectors: VectorMode) => `UPDATE search_chunks AS c SET embedding = ${vectors === "pgvector" ? "v.embedding::vector" : "v.embedding"}
+    FROM unnest($2::bigint[], $3::${vectors === "pgvector" ? "text" : "bytea"}[]) AS v (id, embedding) WHERE c.bot = $1 AND c.id = v.id`,
+  // The top chunks of an in-process vector search, by id, with the chatbot's row as it is now: the
+  // search checks the copy it scored was that version (else refreshes and scores again).
+  chunksById: `SELECT b.key, b.embedder_id, b.dimensions, b.chunk_count, b.hnsw_dimensions, b.generation, b.epoch, c.id, c.source, c.title, c.body
+    FROM search_chatbots AS b LEFT JOIN search_chunks AS c ON c.bot = b.key AND c.id = ANY($2::bigint[]) WHERE b.chatbot_id = $1`,
+  // Replaced vectors: the in-process copies read everything again.
+  bumpEpoch: "UPDATE search_chatbots SET epoch = epoch + 1 WHERE key = $1",
   setSpace: "UPDATE search_chatbots SET embedder_id = $2, dimensions = $3 WHERE key = $1",
   clearEmbeddings: "UPDATE search_chunks SET embedding = NULL WHERE bot = $1",
 } as const;

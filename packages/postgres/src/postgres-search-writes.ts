@@ -3,12 +3,21 @@ import type pg from "pg";
 import { chunkTerms } from "./postgres-search-terms.js";
 import { SEARCH_SQL } from "./postgres-search-statements.js";
 import { toBytes } from "./postgres-text.js";
+import type { VectorMode } from "./postgres-vector-mode.js";
 
 /** Postings sent in one INSERT at most, so a large batch never builds one huge parameter. */
 const POSTINGS_PER_INSERT = 20_000;
 
 /** A vector as pgvector's text input: a Float32 prints exactly, so it is read back bit for bit. */
 export const vectorText = (vector: Float32Array) => `[${Array.from(vector).join(",")}]`;
+
+/** A vector as its column holds it in the database's mode: pgvector's text, or float32 little-endian bytes. */
+export function vectorColumn(vectors: VectorMode, vector: Float32Array): string | Buffer {
+  if (vectors === "pgvector") return vectorText(vector);
+  const bytes = Buffer.alloc(vector.length * 4);
+  vector.forEach((value, index) => bytes.writeFloatLE(value, index * 4));
+  return bytes;
+}
 
 /**
  * Removes chunks from a chatbot with their postings, keeping its BM25 statistics (chunk count,
@@ -36,7 +45,7 @@ export async function removeSources(client: pg.PoolClient, key: number, sources:
  * Inserts documents' chunks with their postings, document frequencies and statistics, in the
  * caller's transaction. Chunk ids are drawn from the sequence first, so they follow the order given.
  */
-export async function insertDocuments(client: pg.PoolClient, key: number, documents: DocumentToIndex[], titleWeight: number): Promise<void> {
+export async function insertDocuments(client: pg.PoolClient, key: number, documents: DocumentToIndex[], titleWeight: number, vectors: VectorMode): Promise<void> {
   const chunks = documents.flatMap((document) => document.chunks.map((chunk) => ({ document, chunk })));
   if (chunks.length === 0) return;
   const { rows } = await client.query<{ id: number }>(SEARCH_SQL.newChunkIds, [chunks.length]);
@@ -56,14 +65,14 @@ export async function insertDocuments(client: pg.PoolClient, key: number, docume
     totalLength += length;
     return length;
   });
-  await client.query(SEARCH_SQL.insertChunks, [
+  await client.query(SEARCH_SQL.insertChunks(vectors), [
     key,
     ids,
     chunks.map(({ document }) => toBytes(document.source)),
     chunks.map(({ document }) => toBytes(document.title)),
     chunks.map(({ chunk }) => toBytes(chunk.text)),
     lengths,
-    chunks.map(({ chunk }) => vectorText(chunk.embedding)),
+    chunks.map(({ chunk }) => vectorColumn(vectors, chunk.embedding)),
   ]);
   for (let start = 0; start < postings.terms.length; start += POSTINGS_PER_INSERT) {
     const end = start + POSTINGS_PER_INSERT;

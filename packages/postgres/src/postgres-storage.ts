@@ -19,6 +19,7 @@ import {
   type UserRow,
 } from "./postgres-storage-rows.js";
 import { STORAGE_SQL as SQL } from "./postgres-storage-statements.js";
+import { CHAT_SQL } from "./postgres-chat-statements.js";
 import { toText } from "./postgres-text.js";
 import { createPostgresOperatorStorage } from "./postgres-operator-storage.js";
 import { createPostgresWebhookStorage } from "./postgres-webhook-storage.js";
@@ -58,23 +59,30 @@ async function findOrCreateConversation(
   return { conversation: conversationFromRow(found.rows[0]!), created: false };
 }
 
-/** Counts a stored message in its conversation (activity, count, maybe the attention flag). */
-async function countMessage(client: Queryable, conversationId: string, at: number, needsAttention: boolean | null): Promise<Conversation | undefined> {
-  const { rows } = await client.query<ConversationRow>(SQL.countMessage, [conversationId, at, needsAttention]);
-  return rows[0] ? conversationFromRow(rows[0]) : undefined;
-}
-
-async function insertMessage(client: Queryable, message: Message): Promise<Message> {
-  await client.query(SQL.insertMessage, [message.id, message.conversationId, message.role, message.author, toText(message.content), message.createdAt, JSON.stringify(message.sources)]);
-  return message;
-}
-
 async function insertOutboxEvents(client: Queryable, events: readonly OutboxEvent[]): Promise<void> {
   // In order: an event's seq is its place in the outbox.
   for (const event of events) {
     await client.query(SQL.insertOutboxEvent, [event.id, event.type, event.userId, event.chatbotId, JSON.stringify(event.data), event.createdAt]);
   }
 }
+
+/** Rolls back a chat's accepting step whose quota reservation was refused. */
+class QuotaUsedUp extends Error {}
+
+/** A message's column values, in MESSAGE_COLUMNS order. */
+const messageValues = (message: Message) => [
+  message.id, message.conversationId, message.role, message.author, toText(message.content), message.createdAt, JSON.stringify(message.sources),
+];
+
+/** Outbox events as one array per column, for an INSERT … SELECT FROM unnest. */
+const eventColumns = (events: readonly OutboxEvent[]) => [
+  events.map((event) => event.id),
+  events.map((event) => event.type),
+  events.map((event) => event.userId),
+  events.map((event) => event.chatbotId),
+  events.map((event) => JSON.stringify(event.data)),
+  events.map((event) => event.createdAt),
+];
 
 /** The first of `base`, `base-2`, `base-3`, … that none of the owner's live chatbots uses. */
 async function firstFreeSlug(client: Queryable, ownerId: string, base: string): Promise<string> {
@@ -192,48 +200,41 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     },
 
     async acceptUserMessage(input) {
-      return write(async (client) => {
-        const reserved = (await client.query<{ used: number }>(SQL.reserveMonthlyQuota, [input.userId, input.month, input.monthlyLimit])).rows[0];
-        if (!reserved) {
-          // The failed upsert wrote nothing, so the refusal leaves no trace.
-          const { rows } = await client.query<{ used: number }>(SQL.getMonthlyUsage, [input.userId, input.month]);
-          return { accepted: false as const, used: rows[0]?.used ?? 0 };
-        }
-        const { conversation: existing, created } = await findOrCreateConversation(client, {
-          id: input.newConversationId,
-          chatbotId: input.chatbotId,
-          sessionId: input.sessionId,
-          humanTakeover: false,
-          at: input.at,
+      // Five round trips: BEGIN, the conversation, the history, quota with message and events, COMMIT.
+      try {
+        return await write(async (client) => {
+          const values = [input.newConversationId, input.chatbotId, toText(input.sessionId), input.at];
+          const counted = (await client.query<ConversationRow & { created: boolean }>(CHAT_SQL.countInConversation, values)).rows[0]!;
+          const conversation = conversationFromRow(counted);
+          // Read under the conversation's lock and before the insert: exactly the messages before this one.
+          const recent = await client.query<MessageRow>(SQL.recentMessages, [conversation.id, input.historyLimit]);
+          const history = recent.rows.reverse().map(messageFromRow);
+          const message: Message = { id: input.messageId, conversationId: conversation.id, role: "user", author: "end_user", content: input.content, createdAt: input.at, sources: [] };
+          // Built inside the transaction: if the builder throws, everything above rolls back with it.
+          const events = input.events({ conversation: { ...conversation }, conversationCreated: counted.created, message: { ...message } });
+          const reserved = await client.query<{ used: number }>(CHAT_SQL.reserveAndStore, [
+            input.userId, input.month, input.monthlyLimit, ...messageValues(message), ...eventColumns(events),
+          ]);
+          // The quota is used up: the whole step rolls back, so the refusal leaves no trace.
+          if (reserved.rows.length === 0) throw new QuotaUsedUp();
+          return { accepted: true as const, conversation, conversationCreated: counted.created, message, history, events, used: reserved.rows[0]!.used };
         });
-        // Read before the insert, so the history is exactly the messages before this one.
-        const recent = await client.query<MessageRow>(SQL.recentMessages, [existing.id, input.historyLimit]);
-        const history = recent.rows.reverse().map(messageFromRow);
-        const conversation = (await countMessage(client, existing.id, input.at, null))!;
-        const message = await insertMessage(client, {
-          id: input.messageId,
-          conversationId: conversation.id,
-          role: "user",
-          author: "end_user",
-          content: input.content,
-          createdAt: input.at,
-          sources: [],
-        });
-        // Inside the transaction: if the builder throws, everything above rolls back with it.
-        const events = input.events({ conversation: { ...conversation }, conversationCreated: created, message: { ...message } });
-        await insertOutboxEvents(client, events);
-        return { accepted: true as const, conversation, conversationCreated: created, message, history, events, used: reserved.used };
-      });
+      } catch (error) {
+        if (!(error instanceof QuotaUsedUp)) throw error;
+        const { rows } = await pool.query<{ used: number }>(SQL.getMonthlyUsage, [input.userId, input.month]);
+        return { accepted: false as const, used: rows[0]?.used ?? 0 };
+      }
     },
     async appendAssistantMessage(input) {
       const { id, conversationId, content, author, at } = input;
+      // Four round trips: BEGIN, message and count, events, COMMIT.
       return write(async (client) => {
-        const message = await insertMessage(client, { id, conversationId, role: "assistant", author, content, createdAt: at, sources: structuredClone(input.sources ?? []) });
-        const counted = await countMessage(client, conversationId, at, input.needsAttention);
-        if (!counted) throw new Error(`No conversation ${conversationId}.`);
+        const message: Message = { id, conversationId, role: "assistant", author, content, createdAt: at, sources: structuredClone(input.sources ?? []) };
+        const { rows } = await client.query<ConversationRow>(CHAT_SQL.insertAndCount, [...messageValues(message), input.needsAttention]);
+        if (!rows[0]) throw new Error(`No conversation ${conversationId}.`);
         // Built inside the transaction: a throwing builder rolls the message back with it.
-        const events = input.events(counted, { ...message });
-        await insertOutboxEvents(client, events);
+        const events = input.events(conversationFromRow(rows[0]), { ...message });
+        if (events.length > 0) await client.query(CHAT_SQL.insertEvents, eventColumns(events));
         return { message, events };
       });
     },

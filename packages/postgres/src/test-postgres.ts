@@ -3,6 +3,7 @@ import type pg from "pg";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { createPool, openPostgres } from "./postgres-database.js";
 import type { MigrationTrack } from "./migrations/migrate.js";
+import type { VectorMode } from "./postgres-vector-mode.js";
 
 /** The PostgreSQL tests run on: `PARLEY_TEST_DATABASE_URL` (`.ci/run` sets it), or none. */
 export const testDatabaseUrl = process.env.PARLEY_TEST_DATABASE_URL?.trim() || undefined;
@@ -18,7 +19,7 @@ export function skipWithoutPostgres(suite: string): void {
  * A schema of its own on the test server for one test file, migrated, dropped after the file:
  * test files running side by side never see each other's rows. Returns a getter of the pool.
  */
-export function useTestSchema(url: string, tracks: readonly MigrationTrack[] = ["storage"], poolSize = 10): () => pg.Pool {
+export function useTestSchema(url: string, tracks: readonly MigrationTrack[] = ["storage"], poolSize = 10, vectors?: VectorMode): () => pg.Pool {
   const schema = `parley_test_${randomUUID().replaceAll("-", "")}`;
   let pool: pg.Pool;
   beforeAll(async () => {
@@ -26,7 +27,7 @@ export function useTestSchema(url: string, tracks: readonly MigrationTrack[] = [
     await setup.query(`CREATE SCHEMA ${schema}`);
     await setup.end();
     pool = createPool({ url, poolSize, schema });
-    await openPostgres({ pool, tracks });
+    await openPostgres({ pool, tracks, ...(vectors === undefined ? {} : { vectors }) });
   });
   afterAll(async () => {
     await pool?.query(`DROP SCHEMA ${schema} CASCADE`);
@@ -38,5 +39,5 @@ export function useTestSchema(url: string, tracks: readonly MigrationTrack[] = [
 /** Empties every storage table, so each test starts from nothing. */
 export async function truncateStorage(pool: pg.Pool): Promise<void> {
   await pool.query(`TRUNCATE plans, users, api_keys, chatbots, conversations, messages, monthly_usage, outbox_events, ingestions,
-    webhook_subscriptions, webhook_deliveries RESTART IDENTITY CASCADE`);
+    webhook_subscriptions, webhook_deliveries, uploads RESTART IDENTITY CASCADE`);
 }

@@ -2,16 +2,16 @@
 // against PostgreSQL + Redis with one and with three processes, on this machine, same load.
 // The fake OpenAI answers at once; the chatbot has no documents, so a chat is the storage,
 // limiter and HTTP path (the search index only finds the chatbot has no chunks). On PostgreSQL
-// the search index is a PGlite with pgvector in a process of its own (the machine's PostgreSQL
-// has no pgvector). Engines: PARLEY_TEST_DATABASE_URL and PARLEY_TEST_REDIS_URL (defaults: the
+// Storage and the search index share the server (in-process vectors where it has no pgvector). Engines: PARLEY_TEST_DATABASE_URL and PARLEY_TEST_REDIS_URL (defaults: the
 // machine's 127.0.0.1 servers). Options: --duration S (10), --connections N (12).
 import autocannon, { type Request, type Result } from "autocannon";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { Parley } from "@parley/core";
+import type pg from "pg";
 import { loadConfig } from "../src/runtime/config.js";
 import { openParley } from "../src/runtime/open-parley.js";
 import { startCluster } from "../test/scaleout/scaleout-cluster.js";
@@ -54,16 +54,44 @@ async function drive(urls: string[], route: "list" | "chat", keys: string[], cha
   );
 }
 
-async function measure(name: string, urls: string[], keys: string[], chatbotId: string): Promise<string[]> {
+/**
+ * CPU seconds PostgreSQL's backends serving this run's database have used so far, by pid, from
+ * /proc (the server runs on this machine). Other databases' backends (other people's work on the
+ * shared server) are left out.
+ */
+async function backendCpu(pool: pg.Pool): Promise<Map<number, number>> {
+  const { rows } = await pool.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+  const ticks = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      // Fields 14 and 15 (user and system time, in clock ticks of 1/100 s) follow the ")" of the command name.
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      ticks.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // The backend ended meanwhile.
+    }
+  }
+  return ticks;
+}
+
+async function measure(name: string, urls: string[], keys: string[], chatbotId: string, database?: pg.Pool): Promise<string[]> {
   const rows: string[] = [];
   for (const route of ["list", "chat"] as const) {
     await drive(urls, route, keys, chatbotId, 3); // warm-up
+    const before = database === undefined ? undefined : await backendCpu(database);
     const results = await drive(urls, route, keys, chatbotId, DURATION);
+    const after = database === undefined ? undefined : await backendCpu(database);
     const total = results.reduce((sum, result) => sum + result.requests.total, 0);
     const non2xx = results.reduce((sum, result) => sum + result.non2xx + result.errors, 0);
     const p50 = Math.max(...results.map((result) => result.latency.p50));
     const p99 = Math.max(...results.map((result) => result.latency.p99));
-    rows.push(`| ${name} | ${route} | ${Math.round(total / DURATION)} | ${p50} | ${p99} | ${non2xx} |`);
+    let cpu = "";
+    if (before !== undefined && after !== undefined) {
+      let seconds = 0;
+      for (const [pid, used] of after) seconds += used - (before.get(pid) ?? 0);
+      cpu = `${((seconds * 1000) / Math.max(1, total)).toFixed(2)}`;
+    }
+    rows.push(`| ${name} | ${route} | ${Math.round(total / DURATION)} | ${p50} | ${p99} | ${non2xx} | ${cpu} |`);
     say(rows.at(-1));
   }
   return rows;
@@ -74,7 +102,7 @@ const redisUrl = process.env.PARLEY_TEST_REDIS_URL?.trim() || "redis://127.0.0.1
 say(`# Parley scale-out throughput\nmachine: ${cpus()[0]?.model.trim()}, ${cpus().length} cores, Node ${process.version}`);
 say(`load average before: ${loadavg().map((value) => value.toFixed(2)).join(" ")} (the machine is shared: other work running meanwhile shows here)`);
 say(`load: autocannon, ${CONNECTIONS} connections in all (split evenly over the processes), ${DURATION} s after 3 s of warm-up, ${KEYS} keys, limits raised to refuse nothing`);
-say("\n| engines | route | req/s | p50 ms | p99 ms | non-2xx |\n|---|---|---:|---:|---:|---:|");
+say("\n| engines | route | req/s | p50 ms | p99 ms | non-2xx | PostgreSQL CPU ms/request |\n|---|---|---:|---:|---:|---:|---:|");
 const folder = mkdtempSync(join(tmpdir(), "parley-scaleout-bench-"));
 const children: Child[] = [];
 try {
@@ -97,10 +125,10 @@ try {
   await measure("SQLite, 1 process", [server.match], seeded.keys, seeded.chatbotId);
   await server.child.stop();
   for (const size of [1, 3]) {
-    const cluster = await startCluster({ size, storageUrl, redisUrl, env });
+    const cluster = await startCluster({ size, databaseUrl: storageUrl, redisUrl, env });
     try {
       const { keys, chatbotId } = await seed(cluster.seeder.parley);
-      await measure(`PostgreSQL + Redis, ${size} process${size > 1 ? "es" : ""}`, cluster.members.map((member) => member.url), keys, chatbotId);
+      await measure(`PostgreSQL + Redis, ${size} process${size > 1 ? "es" : ""}`, cluster.members.map((member) => member.url), keys, chatbotId, cluster.storagePool);
     } finally {
       await cluster.stop();
     }

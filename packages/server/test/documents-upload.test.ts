@@ -1,4 +1,3 @@
-import { existsSync, mkdirSync, readdirSync, watch } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixture, startTestSite, type TestSite } from "../../knowledge/test/site-server.js";
@@ -33,6 +32,8 @@ const upload = async (...files: [string, Buffer][]) => {
   const response = await fetch(documentsUrl(), { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 };
+/** Uploaded files waiting in the database for their ingestion. */
+const waiting = () => (server.runtime.database.prepare("SELECT count(*) AS count FROM uploads").get() as { count: number }).count;
 /** Runs the queued ingestions (as the server's runner would) and reads the ingestion back. */
 const finished = async (ingestionId: unknown) => {
   await server.runtime.ingestions.runOnce();
@@ -52,8 +53,7 @@ describe("POST /v1/admin/chatbots/{id}/documents", () => {
       errors: [{ source: "locked.pdf", detail: "The PDF is encrypted with a password; add a copy without the password." }],
     });
     expect(ingestion.chunks).toBeGreaterThan(5);
-    const uploads = server.runtime.uploads.folder;
-    expect(existsSync(uploads) ? readdirSync(uploads) : []).toEqual([]);
+    expect(waiting()).toBe(0);
 
     // Types come from the content: the DOCX named .txt is listed as docx.
     const listed = (await call(documentsUrl(), { key })).json as { data: { source: string; type: string }[] };
@@ -68,7 +68,7 @@ describe("POST /v1/admin/chatbots/{id}/documents", () => {
   it("answers 413 for a file over PARLEY_MAX_UPLOAD_BYTES and keeps nothing of it", async () => {
     const tooBig = await upload(["huge.txt", Buffer.alloc(1024 * 1024 + 1, "a")]);
     expect(tooBig).toEqual({ status: 413, json: { detail: "Each uploaded file must not exceed 1 MiB." } });
-    expect(readdirSync(server.runtime.uploads.folder)).toEqual([]);
+    expect(waiting()).toBe(0);
   });
 
   it("answers 413 for files that each fit but together pass PARLEY_MAX_UPLOAD_REQUEST_BYTES, and keeps nothing of them", async () => {
@@ -76,26 +76,22 @@ describe("POST /v1/admin/chatbots/{id}/documents", () => {
     const file = Buffer.alloc(1024 * 1024, "a");
     const refused = await upload(["a.txt", file], ["b.txt", file], ["c.txt", file], ["d.txt", file]);
     expect(refused).toEqual({ status: 413, json: { detail: "An upload's files together must not exceed 3 MiB." } });
-    expect(readdirSync(server.runtime.uploads.folder)).toEqual([]);
+    expect(waiting()).toBe(0);
     const accepted = await upload(["a.txt", file], ["b.txt", file], ["c.txt", file]);
     expect(accepted.status).toBe(202);
     expect(await finished(accepted.json.id)).toMatchObject({ status: "succeeded", documents_done: 3 });
   });
 
-  it("answers 404 for another chatbot id before reading the upload: the answer comes while the body is still unsent, and nothing reaches the disk", async () => {
-    const folder = server.runtime.uploads.folder;
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
+  it("answers 404 for another chatbot id before reading the upload: the answer comes while the body is still unsent, and nothing is stored", async () => {
     // The upload's first part is sent and the rest held back: only a server that answers without
-    // reading the body can answer now. One that reads it first writes into the uploads folder.
+    // reading the body can answer now. One that reads it first would store the file.
     const boundary = "parley-held-upload";
     const request = httpRequest(`${server.url}/v1/admin/chatbots/00000000-0000-4000-8000-000000000000/documents`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(10 * 1024 * 1024) },
     });
-    const watcher = watch(folder);
     try {
-      const outcome = await new Promise<{ status: number; body: string } | { wroteToDisk: string }>((resolve, reject) => {
-        watcher.on("change", (_event, name) => resolve({ wroteToDisk: String(name) }));
+      const outcome = await new Promise<{ status: number; body: string }>((resolve, reject) => {
         request.on("error", reject);
         request.on("response", (response) => {
           let body = "";
@@ -105,11 +101,32 @@ describe("POST /v1/admin/chatbots/{id}/documents", () => {
         request.write(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n${"text ".repeat(1000)}`);
       });
       expect(outcome).toEqual({ status: 404, body: JSON.stringify({ detail: "Chatbot not found." }) });
-      expect(readdirSync(folder)).toEqual([]);
+      expect(waiting()).toBe(0);
     } finally {
-      watcher.close();
       request.destroy();
     }
+  });
+
+  it("keeps an upload in the database until its ingestion reads it, and removes it with its chatbot", async () => {
+    const created = await upload(["kept.txt", Buffer.from("Kept until read.")]);
+    expect(created.status).toBe(202);
+    expect(waiting()).toBe(1);
+    expect(await finished(created.json.id)).toMatchObject({ status: "succeeded", documents_done: 1 });
+    expect(waiting()).toBe(0);
+
+    const { admin } = server.runtime.parley;
+    const owner = (await admin.createUser({ email: "doomed@example.com" })).id;
+    const doomedKey = (await admin.createApiKey({ userId: owner, scope: "admin" })).key;
+    const doomed = (await admin.createChatbot({ userId: owner, name: "Doomed", provider: "openai", model: "gpt-test" })).id;
+    const form = new FormData();
+    form.append("files", new Blob(["Never read."]), "never.txt");
+    const response = await fetch(`${server.url}/v1/admin/chatbots/${doomed}/documents`, { method: "POST", headers: { authorization: `Bearer ${doomedKey}` }, body: form });
+    const queued = (await response.json()) as { id: string };
+    expect(waiting()).toBe(1);
+    expect((await call(`${server.url}/v1/admin/chatbots/${doomed}`, { key: doomedKey, method: "DELETE" })).status).toBe(204);
+    expect(waiting()).toBe(0);
+    await server.runtime.ingestions.runOnce();
+    expect((await call(`${server.url}/v1/admin/ingestions/${queued.id}`, { key: doomedKey })).json).toMatchObject({ status: "failed" });
   });
 
   it("reads a URL given as JSON, crawling the local site when private URLs are allowed", async () => {

@@ -1,30 +1,31 @@
 import { join } from "node:path";
 import type { SearchIndex } from "@parley/core";
 import { createPool, createPostgresSearchIndex, createPostgresStorage } from "@parley/postgres";
-import { startPgliteServer, type PgliteServer } from "@parley/postgres/pglite";
 import { createSqliteSearchIndex, createSqliteStorage, openDatabase } from "@parley/sqlite";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/runtime/config.js";
 import { openParley } from "../src/runtime/open-parley.js";
 import { environment } from "./harness.js";
+import { startTestPostgres, type TestPostgres } from "./test-postgres-url.js";
 import { runCliHere } from "./webhook-test-support.js";
 
-// `parley migrate --from PATH` moves an existing SQLite deployment to PostgreSQL (docs/scaling.md).
+// `parley migrate --from PATH` moves an existing SQLite deployment to PostgreSQL (docs/scaling.md):
+// onto the test server (PARLEY_TEST_DATABASE_URL, a schema of this file), else PGlite.
 
 let context: Awaited<ReturnType<typeof environment>>;
-let pglite: PgliteServer;
+let server: TestPostgres;
 let pool: pg.Pool;
 
 beforeAll(async () => {
   context = await environment({ PARLEY_SECRET_KEY: "a-master-key-shared-by-both-engines-here" });
-  pglite = await startPgliteServer();
-  pool = createPool({ url: pglite.url, poolSize: 2 });
+  server = await startTestPostgres();
+  pool = createPool({ url: server.url, poolSize: 2 });
 }, 60_000);
 
 afterAll(async () => {
   await pool?.end();
-  await pglite?.stop();
+  await server?.stop();
   await context?.cleanup();
 });
 
@@ -57,7 +58,7 @@ describe("parley migrate --from", () => {
   it("copies a SQLite database into an empty PostgreSQL: every row, every chunk, the same answers", async () => {
     const path = join(context.folder, "old.db");
     const { user, bot } = await seedSqlite(path);
-    const env = { ...context.env, PARLEY_DATABASE_URL: pglite.url };
+    const env = { ...context.env, PARLEY_DATABASE_URL: server.url };
     const result = await runCliHere(["migrate", "--from", path], env);
     expect(result.stderr).toBe("");
     expect(result.json).toMatchObject({ engine: "postgres", copied: { users: 1, api_keys: 1, chatbots: 2, conversations: 2, messages: 3, webhook_subscriptions: 1, search_chunks: 2 } });
@@ -95,7 +96,7 @@ describe("parley migrate --from", () => {
   it("needs PARLEY_DATABASE_URL and an existing file", async () => {
     const noTarget = await runCliHere(["migrate", "--from", join(context.folder, "old.db")], context.env);
     expect(noTarget.stderr).toBe("parley migrate: --from copies into PostgreSQL: set PARLEY_DATABASE_URL.\n");
-    const missing = await runCliHere(["migrate", "--from", join(context.folder, "nope.db")], { ...context.env, PARLEY_DATABASE_URL: pglite.url });
+    const missing = await runCliHere(["migrate", "--from", join(context.folder, "nope.db")], { ...context.env, PARLEY_DATABASE_URL: server.url });
     expect(missing.stderr).toBe(`parley migrate: --from: no SQLite database at ${join(context.folder, "nope.db")}.\n`);
   }, 60_000);
 });

@@ -1,28 +1,27 @@
-import { randomUUID } from "node:crypto";
 import { spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createPool } from "@parley/postgres";
-import { startPgliteServer, type PgliteServer } from "@parley/postgres/pglite";
 import { replyWith } from "@parley/providers/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, environment, runCli } from "./harness.js";
+import { startTestPostgres, testDatabaseUrl, type TestPostgres } from "./test-postgres-url.js";
 
-// PARLEY_DATABASE_URL and PARLEY_REDIS_URL switch every CLI command (docs/design.md §13). PGlite
-// with pgvector stands in for a PostgreSQL server with pgvector, which this machine lacks.
+// PARLEY_DATABASE_URL and PARLEY_REDIS_URL switch every CLI command (docs/design.md §13). They
+// run on the test server (PARLEY_TEST_DATABASE_URL, a schema of this file), else on PGlite.
 
 let context: Awaited<ReturnType<typeof environment>>;
-let pglite: PgliteServer;
+let database: TestPostgres;
 
 beforeAll(async () => {
   context = await environment({ PARLEY_SECRET_KEY: "the-master-key-every-process-shares-1234" });
-  pglite = await startPgliteServer();
+  database = await startTestPostgres();
 }, 60_000);
 
 afterAll(async () => {
-  await pglite?.stop();
+  await database?.stop();
   await context?.cleanup();
 });
 
@@ -36,9 +35,9 @@ async function closedPort(): Promise<number> {
 
 describe("the CLI on PostgreSQL", () => {
   it("migrates, then every command works on the database PARLEY_DATABASE_URL names", async () => {
-    const env = { ...context.env, PARLEY_DATABASE_URL: pglite.url };
+    const env = { ...context.env, PARLEY_DATABASE_URL: database.url };
     const cli = (...args: string[]) => runCli(args, env);
-    expect((await cli("migrate")).json).toEqual({ engine: "postgres", schema: { storage: 2, search: 1 } });
+    expect((await cli("migrate")).json).toEqual({ engine: "postgres", schema: { storage: 4, search: 2 }, vectors: database.vectors });
     const user = (await cli("user", "create", "--email", "pg@example.com")).json as Record<string, string>;
     const bot = (await cli("bot", "create", "--user", user.id!, "--name", "Kettle Bot", "--provider", "openai", "--model", "m")).json as Record<string, string>;
     expect(bot).toMatchObject({ slug: "kettle-bot" });
@@ -53,7 +52,7 @@ describe("the CLI on PostgreSQL", () => {
   }, 120_000);
 
   it("parley serve answers on PostgreSQL: a key, its chatbots, a chat, then a graceful stop", async () => {
-    const env = { ...context.env, PARLEY_DATABASE_URL: pglite.url };
+    const env = { ...context.env, PARLEY_DATABASE_URL: database.url };
     const user = (await runCli(["user", "create", "--email", "serve@example.com"], env)).json as { id: string };
     const { key } = (await runCli(["key", "create", "--user", user.id], env)).json as { key: string };
     const bot = (await runCli(["bot", "create", "--user", user.id, "--name", "Served", "--provider", "openai", "--model", "gpt-test"], env)).json as { id: string };
@@ -65,7 +64,7 @@ describe("the CLI on PostgreSQL", () => {
     const url = await new Promise<string>((resolve, reject) => {
       child.stderr.on("data", (chunk: Buffer) => {
         stderr += chunk;
-        const found = /listening on (http:\/\/[\d.:]+) \(database PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres\)/.exec(stderr);
+        const found = /listening on (http:\/\/[\d.:]+) \(database PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/[^)]*\)/.exec(stderr);
         if (found) resolve(found[1]!);
       });
       child.once("exit", () => reject(new Error(`serve exited: ${stderr}`)));
@@ -80,7 +79,7 @@ describe("the CLI on PostgreSQL", () => {
       expect({ status: chat.status, body: chat.json }).toEqual({ status: 200, body: { response: "Served from PostgreSQL." } });
       // The visitor's question reached the model, and both turns are stored in PostgreSQL.
       expect(JSON.stringify(context.openai.chat.requests.at(-1)?.body)).toContain("Hello?");
-      const stored = createPool({ url: pglite.url, poolSize: 1 });
+      const stored = createPool({ url: database.url, poolSize: 1 });
       try {
         const { rows } = await stored.query(
           "SELECT m.role, m.content FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.session_id = 'served' ORDER BY m.seq",
@@ -112,7 +111,7 @@ describe("the CLI on PostgreSQL", () => {
 
   it("needs PARLEY_SECRET_KEY with PARLEY_DATABASE_URL, so every process signs webhooks alike", async () => {
     const { PARLEY_SECRET_KEY: _key, ...withoutKey } = context.env;
-    const result = await runCli(["migrate"], { ...withoutKey, PARLEY_DATABASE_URL: pglite.url });
+    const result = await runCli(["migrate"], { ...withoutKey, PARLEY_DATABASE_URL: database.url });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe("parley migrate: PARLEY_DATABASE_URL needs PARLEY_SECRET_KEY: every server process must sign webhooks with the same master key.\n");
   }, 30_000);
@@ -124,24 +123,26 @@ describe("the CLI on PostgreSQL", () => {
   }, 30_000);
 });
 
-const testDatabaseUrl = process.env.PARLEY_TEST_DATABASE_URL?.trim() || undefined;
 if (testDatabaseUrl === undefined) console.warn("skipped: the CLI on a PostgreSQL server without pgvector: PARLEY_TEST_DATABASE_URL is not set.");
 describe.skipIf(testDatabaseUrl === undefined)("the CLI on a PostgreSQL server without pgvector (needs PARLEY_TEST_DATABASE_URL)", () => {
-  it("says pgvector is missing and what to install", async () => {
-    const schema = `parley_cli_${randomUUID().replaceAll("-", "")}`;
-    const setup = createPool({ url: testDatabaseUrl! });
-    await setup.query(`CREATE SCHEMA ${schema}`);
+  it("migrates with in-process vectors, and --vectors pgvector says what to install while the data stays served", async () => {
+    const own = await startTestPostgres();
     try {
-      const url = new URL(testDatabaseUrl!);
-      url.searchParams.set("options", `-c search_path=${schema}`);
-      const result = await runCli(["migrate"], { ...context.env, PARLEY_DATABASE_URL: url.toString() });
-      expect(result.code).toBe(1);
-      expect(result.stderr).toBe(
-        "parley migrate: PostgreSQL has no pgvector extension, which Parley's search index needs. Install pgvector on the server (e.g. the pgvector/pgvector image or the postgresql-NN-pgvector package).\n",
+      if (own.vectors === "pgvector") return; // this server has pgvector: nothing to refuse
+      const env = { ...context.env, PARLEY_DATABASE_URL: own.url };
+      expect((await runCli(["migrate"], env)).json).toEqual({ engine: "postgres", schema: { storage: 4, search: 2 }, vectors: "in-process" });
+      const moved = await runCli(["migrate", "--vectors", "pgvector"], env);
+      expect(moved.code).toBe(1);
+      expect(moved.stderr).toBe(
+        "parley migrate: PostgreSQL has no pgvector extension. Install pgvector on the server (e.g. the pgvector/pgvector image or the postgresql-NN-pgvector package), " +
+          "or leave the vectors in process (the default where pgvector is missing).\n",
       );
+      const wrong = await runCli(["migrate", "--vectors", "in-process"], env);
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toBe('parley migrate: --vectors: only pgvector (got "in-process"): a database moves from in-process vectors to pgvector, never back.\n');
+      expect((await runCli(["migrate"], env)).json).toMatchObject({ vectors: "in-process" });
     } finally {
-      await setup.query(`DROP SCHEMA ${schema} CASCADE`);
-      await setup.end();
+      await own.stop();
     }
-  }, 30_000);
+  }, 60_000);
 });

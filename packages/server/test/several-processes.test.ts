@@ -5,8 +5,8 @@ import { call, environment } from "./harness.js";
 import { startCluster } from "./scaleout/scaleout-cluster.js";
 
 // Three server processes on one PostgreSQL and one Redis (docs/design.md §13): every guarantee of
-// the spec holds across them. The search index is on PGlite with pgvector, shared by the three
-// over the wire protocol, because the machine's PostgreSQL has no pgvector.
+// the spec holds across them, the search index included (in-process vectors on a server without
+// pgvector).
 
 const storageUrl = process.env.PARLEY_TEST_DATABASE_URL?.trim() || undefined;
 const redisUrl = process.env.PARLEY_TEST_REDIS_URL?.trim() || undefined;
@@ -58,7 +58,7 @@ describe.skipIf(storageUrl === undefined || redisUrl === undefined)(
         PARLEY_CONVERSATION_RATE_LIMIT: String(CONVERSATION_LIMIT),
       });
       receiver = await startSlowReceiver(1_000);
-      cluster = await startCluster({ size: 3, storageUrl: storageUrl!, redisUrl: redisUrl!, env: context.env });
+      cluster = await startCluster({ size: 3, databaseUrl: storageUrl!, redisUrl: redisUrl!, env: context.env });
     }, 120_000);
 
     afterAll(async () => {

@@ -4,12 +4,15 @@ import type { DocumentInput } from "../admin/ingestion.js";
 export type CrawlMode = "page" | "sitemap" | "site";
 
 /**
- * What an ingestion was asked to read, as stored with it (docs/design.md §12). Files were
- * written to disk by whoever received them (the server streams uploads to a temporary folder).
+ * A file an ingestion reads: uploaded (its bytes wait in the shared UploadStore under `upload`),
+ * or on the reader's own disk at `path` (the CLI's files).
  */
+export type KnowledgeFile = { name: string; upload: string } | { name: string; path: string };
+
+/** What an ingestion was asked to read, as stored with it (docs/design.md §12). */
 export type KnowledgeRequest =
   | { kind: "text"; title: string; text: string }
-  | { kind: "files"; files: { name: string; path: string }[] }
+  | { kind: "files"; files: KnowledgeFile[] }
   | { kind: "url"; url: string; crawl: CrawlMode; maxPages: number };
 
 /** One document read from a request, or the reason one source could not be read. */

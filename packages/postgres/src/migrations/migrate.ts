@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { inTransaction } from "../postgres-transaction.js";
 import { PostgresSetupError } from "../postgres-setup-error.js";
+import { noPgvector, pgvectorAvailable, vectorMode, type VectorMode } from "../postgres-vector-mode.js";
 import { SEARCH_MIGRATIONS } from "./search-migrations.js";
 import { STORAGE_MIGRATIONS } from "./storage-migrations.js";
 
@@ -9,13 +10,27 @@ export interface PostgresMigration {
   version: number;
   name: string;
   /** Runs inside the transaction that records the version. */
-  up(client: pg.PoolClient): Promise<void>;
+  up(client: pg.PoolClient, context: MigrationContext): Promise<void>;
+}
+
+/** What a migration may depend on besides the schema. */
+export interface MigrationContext {
+  /** The vector mode of the search schema: decided by its first step, read from the schema after. */
+  vectors: VectorMode;
+}
+
+/** Options of a migration run. */
+export interface MigrateOptions {
+  /**
+   * The vector mode a database gets when its search schema is created (default: `pgvector`
+   * when the server has it, else `in-process`). A database already migrated keeps its mode.
+   */
+  vectors?: VectorMode;
 }
 
 /**
- * The two parts of the schema, migrated apart: `storage` needs plain PostgreSQL, `search`
- * needs pgvector. So the Storage adapter runs on a PostgreSQL without pgvector (as in tests),
- * and the server, which needs both, checks both.
+ * The two parts of the schema, migrated apart: `storage` (Storage port) and `search`
+ * (SearchIndex port), so each adapter can bring up only its own tables (as tests do).
  */
 export type MigrationTrack = "storage" | "search";
 
@@ -27,7 +42,7 @@ export const MIGRATIONS: Readonly<Record<MigrationTrack, readonly PostgresMigrat
 
 // Held for the duration of one migration's transaction: several servers starting at once
 // apply each step once, one after the other. The number is Parley's own (arbitrary, fixed).
-const MIGRATION_LOCK = 7_461_220_013;
+export const MIGRATION_LOCK = 7_461_220_013;
 
 /** The highest version of a track applied to the database (0 for none). */
 export async function schemaVersion(pool: pg.Pool | pg.PoolClient, track: MigrationTrack): Promise<number> {
@@ -37,10 +52,15 @@ export async function schemaVersion(pool: pg.Pool | pg.PoolClient, track: Migrat
 
 /**
  * Applies every migration newer than the database's version, each in its own transaction under
- * an advisory lock. Refuses a database whose version is newer than this code knows, and says
- * so when the search track needs pgvector and the server lacks it.
+ * an advisory lock. Refuses a database whose version is newer than this code knows, and one
+ * asked for pgvector on a server without it. Returns the steps applied and the vector mode
+ * (when the search track exists).
  */
-export async function migratePostgres(pool: pg.Pool, tracks: readonly MigrationTrack[] = ["storage", "search"]): Promise<{ applied: string[] }> {
+export async function migratePostgres(
+  pool: pg.Pool,
+  tracks: readonly MigrationTrack[] = ["storage", "search"],
+  options: MigrateOptions = {},
+): Promise<{ applied: string[]; vectors: VectorMode | undefined }> {
   await pool.query(`CREATE TABLE IF NOT EXISTS schema_version (
     track TEXT NOT NULL,
     version INTEGER NOT NULL,
@@ -61,21 +81,30 @@ export async function migratePostgres(pool: pg.Pool, tracks: readonly MigrationT
         `This database has ${track} schema version ${current}, newer than the ${latest} this version of Parley knows. Upgrade Parley to open it.`,
       );
     }
-    if (track === "search" && current < latest) await requirePgvector(pool);
+    const context = { vectors: track === "search" ? await chooseVectors(pool, options.vectors) : "in-process" } satisfies MigrationContext;
     for (const migration of migrations) {
       if (migration.version <= current) continue;
-      if (await applyOne(pool, track, migration)) applied.push(`${track} ${migration.version} ${migration.name}`);
+      if (await applyOne(pool, track, migration, context)) applied.push(`${track} ${migration.version} ${migration.name}`);
     }
   }
-  return { applied };
+  return { applied, vectors: await vectorMode(pool) };
 }
 
-async function applyOne(pool: pg.Pool, track: MigrationTrack, migration: PostgresMigration): Promise<boolean> {
+/** The mode of the database when it has one, else the one asked for, else pgvector where the server has it. */
+async function chooseVectors(pool: pg.Pool, requested: VectorMode | undefined): Promise<VectorMode> {
+  const existing = await vectorMode(pool);
+  if (existing !== undefined) return existing;
+  const available = await pgvectorAvailable(pool);
+  if (requested === "pgvector" && !available) throw noPgvector();
+  return requested ?? (available ? "pgvector" : "in-process");
+}
+
+async function applyOne(pool: pg.Pool, track: MigrationTrack, migration: PostgresMigration, context: MigrationContext): Promise<boolean> {
   return inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
     // Read again under the lock: another server may have applied this step meanwhile.
     if ((await schemaVersion(client, track)) >= migration.version) return false;
-    await migration.up(client);
+    await migration.up(client, context);
     await client.query("INSERT INTO schema_version (track, version, name, applied_at) VALUES ($1, $2, $3, $4)", [
       track,
       migration.version,
@@ -84,14 +113,4 @@ async function applyOne(pool: pg.Pool, track: MigrationTrack, migration: Postgre
     ]);
     return true;
   });
-}
-
-/** Fails with a clear message unless pgvector is installed or installable on the server. */
-async function requirePgvector(pool: pg.Pool): Promise<void> {
-  const { rows } = await pool.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
-  if (rows.length === 0) {
-    throw new PostgresSetupError(
-      "PostgreSQL has no pgvector extension, which Parley's search index needs. Install pgvector on the server (e.g. the pgvector/pgvector image or the postgresql-NN-pgvector package).",
-    );
-  }
 }

@@ -185,5 +185,44 @@ const ingestionShares: PostgresMigration = {
   },
 };
 
+/**
+ * Uploaded files wait for their ingestion here, where every server process can read them
+ * (docs/design.md, "Any PostgreSQL"). The triggers remove an upload when its ingestion ends,
+ * however it ends, and when its chatbot is deleted, in the same transaction. The request is read
+ * as `json`, not `jsonb`, which refuses the \u0000 a file name may hold.
+ */
+const uploads: PostgresMigration = {
+  version: 4,
+  name: "uploads",
+  async up(client) {
+    await client.query(`
+      CREATE TABLE uploads (
+        id TEXT NOT NULL PRIMARY KEY,
+        chatbot_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        content BYTEA NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX uploads_by_chatbot ON uploads (chatbot_id);
+      CREATE FUNCTION parley_remove_ingestion_uploads() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        DELETE FROM uploads WHERE id IN (SELECT file ->> 'upload' FROM json_array_elements(coalesce(NEW.request::json -> 'files', '[]'::json)) AS file);
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER uploads_of_ended_ingestion AFTER UPDATE OF status ON ingestions FOR EACH ROW
+        WHEN (NEW.status IN ('succeeded', 'failed') AND OLD.status IS DISTINCT FROM NEW.status)
+        EXECUTE FUNCTION parley_remove_ingestion_uploads();
+      CREATE FUNCTION parley_remove_chatbot_uploads() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        DELETE FROM uploads WHERE chatbot_id = NEW.id;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER uploads_of_deleted_chatbot AFTER UPDATE OF deleted_at ON chatbots FOR EACH ROW
+        WHEN (NEW.deleted_at IS NOT NULL)
+        EXECUTE FUNCTION parley_remove_chatbot_uploads();
+    `);
+  },
+};
+
 /** The storage track, in order. Append only. */
-export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage, messageSources, ingestionShares];
+export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage, messageSources, ingestionShares, uploads];

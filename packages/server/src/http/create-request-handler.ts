@@ -1,7 +1,5 @@
-import { isParleyError, requireAdminScope, type Caller, type Parley, type RateLimitStatus } from "@parley/core";
+import { invalidRequest, isParleyError, requireAdminScope, type Caller, type Parley, type RateLimitStatus } from "@parley/core";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { bearerToken } from "./bearer-token.js";
 import { createConsoleAssets, defaultConsoleRoot, isConsolePath } from "./console-assets.js";
 import type { EndpointContext, EventStreamHandler, KeyAccess, Uploads } from "./endpoint.js";
@@ -41,18 +39,28 @@ const NO_HEADERS: Record<string, string> = {};
 /** The route table of every declared endpoint (endpoints/index.ts), built once. */
 const match = createRouter(ENDPOINTS);
 
+/** A handler given no upload store (a runtime always gives one) refuses uploads instead of losing them. */
+const NO_UPLOADS: Uploads = {
+  maxFileBytes: 25 * 1024 * 1024,
+  store: {
+    save: async () => Promise.reject(invalidRequest("files: this server stores no uploads")),
+    read: async () => null,
+    remove: async () => {},
+  },
+};
+
 /** The node:http request listener of the Parley API. */
 export function createRequestHandler(options: {
   parley: Parley;
   log?: LogSink;
   secrets?: readonly string[];
   streamEvents?: EventStreamHandler;
-  /** Where uploaded files are written and the largest taken (default: the system's temporary folder, 25 MiB). */
+  /** Where uploaded files wait and the largest taken (default: none; an upload is refused). */
   uploads?: Uploads;
   /** The console's build folder (docs/design.md §11); default: `@parley/console`'s dist. */
   consoleRoot?: string;
 }) {
-  const uploads = options.uploads ?? { folder: join(tmpdir(), "parley-uploads"), maxFileBytes: 25 * 1024 * 1024 };
+  const uploads = options.uploads ?? NO_UPLOADS;
   const { parley, streamEvents } = options;
   const serveConsole = createConsoleAssets({ root: "consoleRoot" in options ? options.consoleRoot : defaultConsoleRoot() });
   const sink = options.log ?? consoleLog;

@@ -1,4 +1,4 @@
-import type { ApiKeyScope, Caller, Parley } from "@parley/core";
+import type { ApiKeyScope, Caller, Parley, UploadStore } from "@parley/core";
 import type { ErrorObject } from "ajv";
 import type { FromSchema, JSONSchema } from "json-schema-to-ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -36,9 +36,9 @@ export const key = (...scopes: ApiKeyScope[]): KeyAccess => ({ kind: "key", scop
 /** Answers `GET /v1/admin/events` as a stream; resolves when the stream has ended. */
 export type EventStreamHandler = (context: { caller: Caller; request: IncomingMessage; response: ServerResponse; headers: Record<string, string> }) => Promise<void>;
 
-/** Where uploaded files are written, and the largest file taken (`PARLEY_MAX_UPLOAD_BYTES`). */
+/** Where uploaded files wait for their ingestion (the shared database), and the largest file taken (`PARLEY_MAX_UPLOAD_BYTES`). */
 export interface Uploads {
-  folder: string;
+  store: UploadStore;
   maxFileBytes: number;
   /** All the files of one request together (`PARLEY_MAX_UPLOAD_REQUEST_BYTES`); default 100 MiB. */
   maxRequestBytes?: number;

@@ -48,6 +48,8 @@ const TABLES: TableCopy[] = [
     columns: ["id", "user_id", "chatbot_id", "status", "request", "documents_total", "documents_done", "chunks", "errors", "created_at", "started_at", "finished_at", "leased_until"],
     order: "seq",
   },
+  // Files still waiting for a queued ingestion.
+  { table: "uploads", columns: ["id", "chatbot_id", "name", "content", "created_at"], order: "rowid", texts: ["name"] },
 ];
 
 const ROWS_PER_INSERT = 500;

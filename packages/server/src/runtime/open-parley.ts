@@ -8,16 +8,16 @@ import {
   type RateLimiter,
   type SearchIndex,
   type Storage,
+  type UploadStore,
   type WebhookDispatcher,
   type WebhookSecrets,
 } from "@parley/core";
 import { createKnowledgeSources } from "@parley/knowledge";
 import { createChatModels, createRemoteEmbedder } from "@parley/providers";
-import { createSqliteSearchIndex, createSqliteStorage, openDatabase, schemaVersion, type DatabaseFileModes, type SqliteSearchIndex } from "@parley/sqlite";
+import { createSqliteSearchIndex, createSqliteStorage, createSqliteUploadStore, openDatabase, schemaVersion, type DatabaseFileModes, type SqliteSearchIndex } from "@parley/sqlite";
 import type { Database } from "better-sqlite3";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { consoleLog, type LogSink } from "../http/create-request-handler.js";
+import type { Uploads } from "../http/endpoint.js";
 import type { ServerConfig } from "./config.js";
 import { createPinnedFetch } from "./pinned-fetch.js";
 import { createWebhookUrlCheck } from "./webhook-url-check.js";
@@ -36,8 +36,8 @@ export interface ParleyRuntime {
   /** Background ingestions; idle until `start()` (`parley serve` starts it, and stops it before closing). */
   ingestions: IngestionRunner;
   searchIndex: SearchIndex;
-  /** Where uploads are written (beside the SQLite path), the largest file taken and the largest request. */
-  uploads: { folder: string; maxFileBytes: number; maxRequestBytes: number };
+  /** Where uploads wait for their ingestion (the database), the largest file taken and the largest request. */
+  uploads: Uploads;
   /** Event streams one API key may hold open in this process (`PARLEY_MAX_STREAMS_PER_KEY`). */
   maxStreamsPerKey: number;
   /** Reads the search index ahead while idle (SQLite's in-process postings; nothing to do on PostgreSQL). */
@@ -48,6 +48,10 @@ export interface ParleyRuntime {
   schemaVersions(): Promise<Record<string, number>>;
   /** PostgreSQL only: copies a SQLite database's data into this (empty) one (`parley migrate --from`). */
   copyFromSqlite?(path: string): Promise<Record<string, number>>;
+  /** PostgreSQL only: where its vectors are searched, as the database records it now. */
+  vectors?(): Promise<"pgvector" | "in-process">;
+  /** PostgreSQL only: moves in-process vectors to pgvector (`parley migrate --vectors pgvector`); null when already there. */
+  moveToPgvector?(): Promise<{ moved: number } | null>;
   /** Configured secrets (provider API keys), for redaction from logs. */
   secrets: string[];
   close(): void | Promise<void>;
@@ -69,7 +73,7 @@ export function embedderFor(config: ServerConfig): Embedder {
 /** The core wired to the given engines, the configured embedder and all three providers. */
 export function wireParley(
   config: ServerConfig,
-  engines: { storage: Storage; searchIndex: SearchIndex; rateLimiter?: RateLimiter },
+  engines: { storage: Storage; searchIndex: SearchIndex; uploads: UploadStore; rateLimiter?: RateLimiter },
   options: { log?: LogSink; masterKey?: () => Uint8Array } = {},
 ) {
   const log = options.log ?? consoleLog;
@@ -77,17 +81,13 @@ export function wireParley(
   const embedder = embedderFor(config);
   // Loaded on first use, so commands that never touch webhooks create no key file.
   const webhookSecrets = createDerivedWebhookSecrets(masterKey);
-  // Uploads wait beside the database, so an ingestion resumed after a restart still finds them.
-  const uploads = {
-    folder: `${config.databasePath === ":memory:" ? join(tmpdir(), "parley") : config.databasePath}.uploads`,
-    maxFileBytes: config.maxUploadBytes,
-    maxRequestBytes: config.maxUploadRequestBytes,
-  };
+  // Uploads wait in the database, so any process (and a run resumed after a restart) reads them.
+  const uploads: Uploads = { store: engines.uploads, maxFileBytes: config.maxUploadBytes, maxRequestBytes: config.maxUploadRequestBytes };
   const { timeoutMs, memoryMb, ...limits } = config.documents;
   const knowledgeSources = createKnowledgeSources({
     allowPrivateUrls: config.allowPrivateUrls,
     maxFileBytes: config.maxUploadBytes,
-    uploadsFolder: uploads.folder,
+    uploads: engines.uploads,
     documents: { timeoutMs, memoryMb, limits },
   });
   const parley = createParley({
@@ -121,7 +121,7 @@ export function openParley(config: ServerConfig, options: { rateLimiter?: RateLi
   const log = options.log ?? consoleLog;
   const database = openDatabase({ path: config.databasePath, onFileModes: (report) => logFileModes(log, report) });
   const searchIndex = createSqliteSearchIndex({ database });
-  const engines = { storage: createSqliteStorage({ database }), searchIndex, ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }) };
+  const engines = { storage: createSqliteStorage({ database }), searchIndex, uploads: createSqliteUploadStore(database), ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }) };
   // Until the first subscription exists no secret depends on the key, so the first one made
   // over the API creates the key file as `parley webhook add` does; after that a missing file
   // is an error, never silently replaced (docs/operations.md, "Where the secret lives").

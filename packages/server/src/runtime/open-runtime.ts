@@ -1,5 +1,5 @@
 import type { RateLimiter } from "@parley/core";
-import { createPostgresSearchIndex, createPostgresStorage, MIGRATIONS, openPostgres, schemaVersion } from "@parley/postgres";
+import { createPostgresSearchIndex, createPostgresStorage, createPostgresUploadStore, MIGRATIONS, moveToPgvector, openPostgres, schemaVersion, vectorMode } from "@parley/postgres";
 import { connectRedis, createRedisRateLimiter, type RedisConnection } from "@parley/redis";
 import { consoleLog } from "../http/create-request-handler.js";
 import type { ServerConfig } from "./config.js";
@@ -10,8 +10,8 @@ import { openParley, wireParley, type ParleyRuntime } from "./open-parley.js";
  * Opens the engines the configuration names (docs/design.md §13): PostgreSQL when
  * `PARLEY_DATABASE_URL` is set, else SQLite at `PARLEY_DB`; the rate limiters on Redis when
  * `PARLEY_REDIS_URL` is set, else in process memory. Migrates the database. Fails with a message
- * that says what is wrong when a database or Redis cannot be reached, pgvector is missing, or
- * the schema is newer than this code.
+ * that says what is wrong when a database or Redis cannot be reached or the schema is newer than
+ * this code. PostgreSQL serves with or without pgvector (docs/design.md, "Any PostgreSQL").
  */
 export async function openRuntime(config: ServerConfig): Promise<ParleyRuntime> {
   const redis = config.redisUrl === undefined ? undefined : await connectRedis(config.redisUrl);
@@ -45,13 +45,13 @@ function redisLimiter(redis: RedisConnection, config: ServerConfig): RateLimiter
 async function openPostgresRuntime(config: ServerConfig, url: string, rateLimiter: RateLimiter | undefined, redis: RedisConnection | undefined): Promise<ParleyRuntime> {
   const database = await openPostgres({ url, poolSize: config.databasePoolSize, statementTimeoutMs: config.statementTimeoutMs });
   const { pool } = database;
-  const searchIndex = createPostgresSearchIndex({ pool });
-  const wired = wireParley(config, { storage: createPostgresStorage({ pool }), searchIndex, ...(rateLimiter === undefined ? {} : { rateLimiter }) });
+  const searchIndex = createPostgresSearchIndex({ pool, ...(database.vectors === undefined ? {} : { vectors: database.vectors }) });
+  const wired = wireParley(config, { storage: createPostgresStorage({ pool }), searchIndex, uploads: createPostgresUploadStore(pool), ...(rateLimiter === undefined ? {} : { rateLimiter }) });
   return {
     engine: "postgres",
     ...wired,
     searchIndex,
-    // Nothing is held in process: every search reads the database.
+    // Nothing to read ahead: keyword search reads the database, in-process vectors load on a chatbot's first search.
     warmUp: async () => ({ chatbots: 0, words: 0 }),
     userCount: async () => (await pool.query<{ users: number }>("SELECT count(*) AS users FROM users")).rows[0]!.users,
     schemaVersions: async () => {
@@ -60,6 +60,8 @@ async function openPostgresRuntime(config: ServerConfig, url: string, rateLimite
       return versions;
     },
     copyFromSqlite: (path) => copyFromSqlite(path, pool, searchIndex),
+    vectors: async () => (await vectorMode(pool)) ?? "in-process",
+    moveToPgvector: () => moveToPgvector(pool),
     close: () => closeAll(database.close, redis),
   };
 }

@@ -15,8 +15,9 @@ export interface Member {
   child: ChildProcess;
 }
 
-/** Starts one server process (or the PGlite one) and resolves once it prints its URL. */
-function startMember(env: Record<string, string>, script = "test/scaleout/scaleout-child.ts"): Promise<Member> {
+/** Starts one server process and resolves once it prints its URL. */
+function startMember(env: Record<string, string>): Promise<Member> {
+  const script = "test/scaleout/scaleout-child.ts";
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", script], {
       cwd: SERVER_ROOT,
@@ -36,30 +37,27 @@ function startMember(env: Record<string, string>, script = "test/scaleout/scaleo
 }
 
 /**
- * Several server processes on one PostgreSQL (Storage, a schema of this run), one PGlite with
- * pgvector in a process of its own (the search index) and one Redis, plus a runtime in this
+ * Several server processes on one PostgreSQL (Storage and the search index, in a schema of this
+ * run; in-process vectors where the server has no pgvector) and one Redis, plus a runtime in this
  * process for seeding.
  */
-export async function startCluster(options: { size: number; storageUrl: string; redisUrl: string; env: Record<string, string> }) {
+export async function startCluster(options: { size: number; databaseUrl: string; redisUrl: string; env: Record<string, string> }) {
   const schema = `parley_cluster_${randomUUID().replaceAll("-", "")}`;
-  const setup = createPool({ url: options.storageUrl, poolSize: 1 });
+  const setup = createPool({ url: options.databaseUrl, poolSize: 1 });
   await setup.query(`CREATE SCHEMA ${schema}`);
-  const pglite = await startMember({}, "test/scaleout/pglite-child.ts");
-  const engines: ScaleoutEngines = { storageUrl: options.storageUrl, schema, searchUrl: pglite.url, redisUrl: options.redisUrl, redisPrefix: `parley-cluster:${randomUUID()}:` };
+  const engines: ScaleoutEngines = { databaseUrl: options.databaseUrl, schema, redisUrl: options.redisUrl, redisPrefix: `parley-cluster:${randomUUID()}:` };
   // Migrated once here, so the processes start on an up-to-date schema.
-  const storagePool = createPool({ url: options.storageUrl, schema, poolSize: 2 });
-  await openPostgres({ pool: storagePool, tracks: ["storage"] });
-  const searchPool = createPool({ url: pglite.url, poolSize: 1 });
-  await openPostgres({ pool: searchPool, tracks: ["search"] });
-  await searchPool.end();
+  const storagePool = createPool({ url: options.databaseUrl, schema, poolSize: 2 });
+  await openPostgres({ pool: storagePool });
   const env = { ...options.env, ...enginesToEnv(engines) };
   const seeder: ParleyRuntime = await openScaleoutRuntime(loadConfig(env), engines);
   const members = await Promise.all(Array.from({ length: options.size }, () => startMember(env)));
   return {
     members,
     seeder,
-    /** The Storage database, for assertions. */
+    /** The database of the run, for assertions. */
     storagePool,
+    schema,
     async stop() {
       await Promise.all(
         members.map(({ child }) =>
@@ -70,7 +68,6 @@ export async function startCluster(options: { size: number; storageUrl: string; 
       await storagePool.end();
       await setup.query(`DROP SCHEMA ${schema} CASCADE`);
       await setup.end();
-      await new Promise<void>((resolve) => (pglite.child.once("exit", () => resolve()), pglite.child.kill("SIGTERM")));
     },
   };
 }

@@ -1,15 +1,13 @@
-import { createPool, createPostgresSearchIndex, createPostgresStorage } from "@parley/postgres";
+import { createPool, createPostgresSearchIndex, createPostgresStorage, createPostgresUploadStore } from "@parley/postgres";
 import { connectRedis, createRedisRateLimiter } from "@parley/redis";
 import type { ServerConfig } from "../../src/runtime/config.js";
 import { wireParley, type ParleyRuntime } from "../../src/runtime/open-parley.js";
 
 /** Where a scale-out process finds its engines (passed to child processes as environment). */
 export interface ScaleoutEngines {
-  /** The PostgreSQL server holding Storage, and the schema of this run. */
-  storageUrl: string;
+  /** The PostgreSQL server holding Storage and the search index, and the schema of this run. */
+  databaseUrl: string;
   schema: string;
-  /** A PostgreSQL with pgvector for the search index (PGlite: the machine's server has no pgvector). */
-  searchUrl: string;
   redisUrl: string;
   /** Keys of this run in Redis, so runs never share windows. */
   redisPrefix: string;
@@ -17,16 +15,15 @@ export interface ScaleoutEngines {
 
 /**
  * A runtime on PostgreSQL and Redis, wired through the library's public API as `openRuntime`
- * wires it, except that Storage and the search index live on two servers. Its dispatcher uses a
- * short lease and poll interval, so a killed process's claims come back within the test.
+ * wires it, in a schema of this run. Its dispatcher uses a short lease and poll interval, so a
+ * killed process's claims come back within the test.
  */
 export async function openScaleoutRuntime(config: ServerConfig, engines: ScaleoutEngines): Promise<ParleyRuntime> {
-  const storagePool = createPool({ url: engines.storageUrl, schema: engines.schema, poolSize: 10 });
-  const searchPool = createPool({ url: engines.searchUrl, poolSize: 4 });
+  const pool = createPool({ url: engines.databaseUrl, schema: engines.schema, poolSize: 10 });
   const redis = await connectRedis(engines.redisUrl);
   const rateLimiter = createRedisRateLimiter({ client: redis.client, prefix: engines.redisPrefix });
-  const searchIndex = createPostgresSearchIndex({ pool: searchPool });
-  const wired = wireParley(config, { storage: createPostgresStorage({ pool: storagePool }), searchIndex, rateLimiter });
+  const searchIndex = createPostgresSearchIndex({ pool });
+  const wired = wireParley(config, { storage: createPostgresStorage({ pool }), searchIndex, uploads: createPostgresUploadStore(pool), rateLimiter });
   const dispatcher = wired.parley.createWebhookDispatcher({ leaseMs: 3_000, pollIntervalMs: 100, timeoutMs: 2_000, log: () => {} });
   return {
     engine: "postgres",
@@ -34,11 +31,10 @@ export async function openScaleoutRuntime(config: ServerConfig, engines: Scaleou
     dispatcher,
     searchIndex,
     warmUp: async () => ({ chatbots: 0, words: 0 }),
-    userCount: async () => (await storagePool.query<{ users: number }>("SELECT count(*) AS users FROM users")).rows[0]!.users,
+    userCount: async () => (await pool.query<{ users: number }>("SELECT count(*) AS users FROM users")).rows[0]!.users,
     schemaVersions: async () => ({}),
     close: async () => {
-      await storagePool.end();
-      await searchPool.end();
+      await pool.end();
       await redis.close().catch(() => {});
     },
   };

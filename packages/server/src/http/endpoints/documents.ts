@@ -1,6 +1,7 @@
 import { MAX_MESSAGE_CHARS, MAX_SEARCH_RESULTS, type Caller, type KnowledgeRequest } from "@parley/core";
 import type { FromSchema } from "json-schema-to-ts";
-import { mkdir, rm } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { readFile, rm } from "node:fs/promises";
 import { defineEndpoint, key, noContent, ok, type EndpointContext, type Tag } from "../endpoint.js";
 import { HttpError } from "../http-error.js";
 import { isMultipart } from "../read-json-body.js";
@@ -38,17 +39,27 @@ function knowledgeRequestOf(body: FromSchema<typeof addDocumentSchema>): Knowled
   throw new HttpError(422, "body: must hold either title and text, or url");
 }
 
-/** Files are streamed to disk first; the ingestion reads them, then removes them. */
+/**
+ * Files are streamed to a temporary folder (never held whole in memory while the limits are
+ * checked), then stored where every process can read them; the ingestion removes them.
+ */
 async function addUploadedFiles({ parley, caller, request, uploads }: EndpointContext<string, unknown, Caller>, chatbotId: string) {
   // A missing or foreign chatbot is 404 before a byte of the upload is read.
   await parley.operator.getChatbot(caller, chatbotId);
-  await mkdir(uploads.folder, { recursive: true, mode: 0o700 });
-  const { files, folder } = await readUploadedFiles(request, { maxFileBytes: uploads.maxFileBytes, maxRequestBytes: uploads.maxRequestBytes, directory: uploads.folder });
+  const { files, folder } = await readUploadedFiles(request, { maxFileBytes: uploads.maxFileBytes, maxRequestBytes: uploads.maxRequestBytes });
+  const stored: { name: string; upload: string }[] = [];
   try {
-    return await parley.operator.addKnowledge(caller, chatbotId, { kind: "files", files: files.map(({ name, path }) => ({ name, path })) });
+    for (const file of files) {
+      const upload = randomUUID();
+      await uploads.store.save({ id: upload, chatbotId, name: file.name, content: await readFile(file.path), at: Date.now() * 1000 });
+      stored.push({ name: file.name, upload });
+    }
+    return await parley.operator.addKnowledge(caller, chatbotId, { kind: "files", files: stored });
   } catch (error) {
-    await rm(folder, { recursive: true, force: true });
+    await uploads.store.remove(stored.map((file) => file.upload)).catch(() => {});
     throw error;
+  } finally {
+    await rm(folder, { recursive: true, force: true });
   }
 }
 

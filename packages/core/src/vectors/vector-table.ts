@@ -1,0 +1,272 @@
+import { createInt8Columns, type Int8Columns } from "./int8-columns.js";
+
+// An in-process copy of one chatbot's vectors for an exact-enough vector arm without a vector
+// extension: SQLite uses it, and PostgreSQL without pgvector (docs/retrieval.md, "The vector arm
+// in process"). The adapters read the rows; this module holds and scores them.
+
+/** Query dimensions scored in the first pass, at most; enough to hold most of a query's weight. */
+const MAX_PROBED_DIMENSIONS = 64;
+/** The first pass stops adding dimensions once they hold this share of the query's squared norm. */
+const PROBED_ENERGY = 0.85;
+
+/** What a chatbot's copy follows: `generation` bumped by every write, `epoch` when vectors are replaced in place. */
+export interface VectorState {
+  generation: number;
+  epoch: number;
+  dimensions: number;
+}
+
+/** One chatbot's vectors as int8, dimension-major, for a partial dot product over a few dimensions. */
+export interface VectorTable {
+  generation: number;
+  epoch: number;
+  readonly dimensions: number;
+  capacity: number;
+  count: number;
+  ids: Float64Array;
+  /** Per row: the int8 → float scale; 0 marks a deleted row. */
+  scales: Float32Array;
+  /** Column d of row r at d * capacity + r, in WebAssembly memory. */
+  columns: Int8Columns;
+  /** The exact vectors by id, when the table keeps them (to re-score without reading them back). */
+  floats: Map<number, Float32Array> | undefined;
+  /** Row of each live id. */
+  rows: Map<number, number>;
+  /** The highest id appended: newer rows are read after it. */
+  lastId: number;
+  deleted: number;
+}
+
+/** An empty table for vectors of `dimensions`, keeping exact copies when `keepFloats`. */
+export function createVectorTable(state: VectorState, keepFloats: boolean): VectorTable {
+  const columns = createInt8Columns(state.dimensions, 256);
+  return {
+    generation: state.generation,
+    epoch: state.epoch,
+    dimensions: state.dimensions,
+    capacity: columns.capacity,
+    count: 0,
+    lastId: 0,
+    deleted: 0,
+    ids: new Float64Array(columns.capacity),
+    scales: new Float32Array(columns.capacity),
+    columns,
+    floats: keepFloats ? new Map() : undefined,
+    rows: new Map(),
+  };
+}
+
+function grow(table: VectorTable, needed: number): void {
+  if (needed <= table.capacity) return;
+  const columns = createInt8Columns(table.dimensions, Math.max(needed, table.capacity * 2, 256));
+  const { capacity } = columns;
+  for (let dimension = 0; dimension < table.dimensions; dimension++) {
+    const start = dimension * table.capacity;
+    columns.values.set(table.columns.values.subarray(start, start + table.count), dimension * capacity);
+  }
+  const ids = new Float64Array(capacity);
+  ids.set(table.ids.subarray(0, table.count));
+  const scales = new Float32Array(capacity);
+  scales.set(table.scales.subarray(0, table.count));
+  Object.assign(table, { capacity, columns, ids, scales });
+}
+
+/** Adds one vector; one of another dimension (a stale row of another space) or an id already held is skipped. */
+export function appendVector(table: VectorTable, id: number, vector: Float32Array): void {
+  if (vector.length !== table.dimensions || table.rows.has(id)) return;
+  grow(table, table.count + 1);
+  const row = table.count++;
+  let largest = 0;
+  for (const value of vector) largest = Math.max(largest, Math.abs(value));
+  const scale = largest === 0 ? 0 : largest / 127;
+  for (let dimension = 0; dimension < table.dimensions; dimension++) {
+    table.columns.values[dimension * table.capacity + row] = scale === 0 ? 0 : Math.round(vector[dimension]! / scale);
+  }
+  table.ids[row] = id;
+  table.scales[row] = scale === 0 ? Number.MIN_VALUE : scale;
+  table.rows.set(id, row);
+  table.floats?.set(id, Float32Array.from(vector));
+  table.lastId = Math.max(table.lastId, id);
+}
+
+/** Masks every row whose id is no longer in the database. */
+export function removeMissing(table: VectorTable, present: ReadonlySet<number>): void {
+  for (const [id, row] of table.rows) {
+    if (present.has(id)) continue;
+    table.scales[row] = 0;
+    table.rows.delete(id);
+    table.floats?.delete(id);
+    table.deleted++;
+  }
+}
+
+/**
+ * How a held table catches up with `state`: `fresh` (it already matches), `update` (new ids
+ * appended and deleted ones masked: only rows were added or removed) or `reload` (vectors were
+ * replaced in place, the space changed, or a quarter of the rows are masked).
+ */
+export function refreshKind(table: VectorTable | undefined, state: VectorState): "fresh" | "update" | "reload" {
+  if (table !== undefined && table.generation === state.generation && table.epoch === state.epoch && table.dimensions === state.dimensions) return "fresh";
+  if (table === undefined || table.epoch !== state.epoch || table.dimensions !== state.dimensions || table.deleted > table.count / 4) return "reload";
+  return "update";
+}
+
+/** Bytes a table holds in memory (its int8 columns and exact copies). */
+export const tableBytes = (table: VectorTable) => table.columns.values.byteLength + (table.floats === undefined ? 0 : table.rows.size * table.dimensions * 4);
+
+/**
+ * Tables of several chatbots within `maxBytes`, the least recently used dropped first. `get`
+ * marks a table as used; `set` stores one and drops the oldest others over the budget.
+ */
+export function createVectorTables(maxBytes: number) {
+  const tables = new Map<number, VectorTable>();
+  return {
+    get(bot: number): VectorTable | undefined {
+      const table = tables.get(bot);
+      if (table !== undefined) {
+        tables.delete(bot); // re-inserted: the Map's order is the recency order
+        tables.set(bot, table);
+      }
+      return table;
+    },
+    set(bot: number, table: VectorTable): void {
+      tables.delete(bot);
+      tables.set(bot, table);
+      let bytes = 0;
+      for (const cached of tables.values()) bytes += tableBytes(cached);
+      for (const [oldest, cached] of tables) {
+        if (bytes <= maxBytes || oldest === bot) break;
+        bytes -= tableBytes(cached);
+        tables.delete(oldest);
+      }
+    },
+    delete(bot: number): void {
+      tables.delete(bot);
+    },
+  };
+}
+
+/** Ids of the `wanted` chunks with the best partial dot product with `query`, unordered. */
+export function candidateIds(table: VectorTable, query: Float32Array, wanted: number): number[] {
+  const live = table.count - table.deleted;
+  if (live <= wanted) return [...table.rows.keys()];
+  return bestRows(firstPass(table, query), table.count, wanted).map((row) => table.ids[row]!);
+}
+
+/** Cosine similarity; 0 when either vector is zero (no direction), as the databases score it. */
+export function cosineSimilarity(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let index = 0; index < a.length; index++) {
+    const x = a[index]!;
+    const y = b[index]!;
+    dot += x * y;
+    normA += x * x;
+    normB += y * y;
+  }
+  return normA === 0 || normB === 0 ? 0 : dot / Math.sqrt(normA * normB);
+}
+
+/**
+ * The `k` best of the table's vectors by exact cosine with `query`: the first pass's candidates
+ * re-scored on the exact copies (the table must keep them), best first, ties by id.
+ */
+export function nearestByCosine(table: VectorTable, query: Float32Array, k: number, oversampled: number): { id: number; score: number }[] {
+  const floats = table.floats;
+  if (floats === undefined) throw new Error("nearestByCosine needs a table that keeps its exact vectors");
+  const scored = candidateIds(table, query, oversampled).map((id) => ({ id, score: cosineSimilarity(floats.get(id)!, query) }));
+  scored.sort((a, b) => b.score - a.score || a.id - b.id);
+  return scored.slice(0, k);
+}
+
+/** Scores of the first pass, reused by every search (one runs at a time: all of it is synchronous). */
+let scratch = new Float32Array(0);
+
+/**
+ * Approximate scores of every row: the dot product of its int8 copy with the query's heaviest
+ * dimensions (at most MAX_PROBED_DIMENSIONS, until PROBED_ENERGY of the query's squared norm),
+ * with the query's weights rounded to 16-bit integers; deleted rows score -Infinity.
+ */
+function firstPass(table: VectorTable, query: Float32Array): Float32Array {
+  let total = 0;
+  const nonZero: number[] = [];
+  query.forEach((value, dimension) => {
+    total += value * value;
+    if (value !== 0) nonZero.push(dimension);
+  });
+  nonZero.sort((a, b) => Math.abs(query[b]!) - Math.abs(query[a]!) || a - b);
+  const probes: number[] = [];
+  let energy = 0;
+  for (const dimension of nonZero.slice(0, MAX_PROBED_DIMENSIONS)) {
+    probes.push(dimension);
+    energy += query[dimension]! * query[dimension]!;
+    if (energy >= PROBED_ENERGY * total) break;
+  }
+  // Weights as 16-bit integers, the largest at 32,767 (Int8Columns.weightedSum).
+  const largest = probes.length === 0 ? 1 : Math.abs(query[probes[0]!]!);
+  const weights = probes.map((dimension) => Math.round((query[dimension]! * 32_767) / largest));
+  const { count, scales } = table;
+  const sums = table.columns.weightedSum(probes, weights, count);
+  if (scratch.length < count) scratch = new Float32Array(table.capacity);
+  for (let row = 0; row < count; row++) scratch[row] = scales[row] === 0 ? -Infinity : sums[row]! * scales[row]!;
+  return scratch;
+}
+
+/** Rows sampled to estimate the first pass's cut-off score. */
+const SAMPLE_ROWS = 4096;
+
+/**
+ * The rows of the `wanted` highest scores among the first `count` (ties broken by row order),
+ * without sorting them all: a threshold from an evenly spaced sample that about three times
+ * `wanted` rows exceed, then an exact choice among those; the full selection only when the
+ * sample misjudged.
+ */
+function bestRows(scores: Float32Array, count: number, wanted: number): number[] {
+  const step = Math.max(1, Math.floor(count / SAMPLE_ROWS));
+  const sample = new Float32Array(Math.ceil(count / step));
+  for (let row = 0, index = 0; row < count; row += step) sample[index++] = scores[row]!;
+  sample.sort(); // ascending, natively: a comparator made this the slowest step
+  let threshold = sample[Math.max(0, sample.length - 1 - Math.ceil((3 * wanted * sample.length) / count))]!;
+  let above = rowsAbove(scores, count, threshold);
+  if (above.length < wanted) {
+    threshold = kthLargest(scores.subarray(0, count), wanted);
+    above = rowsAbove(scores, count, threshold);
+  }
+  above.sort((a, b) => scores[b]! - scores[a]! || a - b);
+  if (above.length >= wanted) return above.slice(0, wanted);
+  for (let row = 0; row < count && above.length < wanted; row++) if (scores[row] === threshold) above.push(row);
+  return above;
+}
+
+function rowsAbove(scores: Float32Array, count: number, threshold: number): number[] {
+  const rows: number[] = [];
+  for (let row = 0; row < count; row++) if (scores[row]! > threshold) rows.push(row);
+  return rows;
+}
+
+/** The k-th largest value (quickselect on a copy). */
+function kthLargest(values: Float32Array, k: number): number {
+  const work = Float32Array.from(values);
+  let low = 0;
+  let high = work.length - 1;
+  const target = k - 1;
+  while (low < high) {
+    const pivot = work[(low + high) >> 1]!;
+    let left = low;
+    let right = high;
+    while (left <= right) {
+      while (work[left]! > pivot) left++;
+      while (work[right]! < pivot) right--;
+      if (left <= right) {
+        const swap = work[left]!;
+        work[left++] = work[right]!;
+        work[right--] = swap;
+      }
+    }
+    if (target <= right) high = right;
+    else if (target >= left) low = left;
+    else break;
+  }
+  return work[target]!;
+}

@@ -1,0 +1,44 @@
+import { CONVERSATION_COLUMNS, MESSAGE_COLUMNS, OUTBOX_COLUMNS } from "./postgres-storage-rows.js";
+
+// The statements of a chat's two write steps, each doing in one round trip what used to take
+// several (docs/scaling.md, "Round trips of a chat"): still one transaction per step.
+
+export const CHAT_SQL = {
+  /**
+   * Counts the message in the conversation of (chatbot, session), creating it if new. The upsert
+   * locks the conversation's row for the rest of the transaction, as a separate lock did.
+   * `created` tells a new conversation (an inserted row has no xmax).
+   */
+  countInConversation: `INSERT INTO conversations (${CONVERSATION_COLUMNS}, owner_id)
+    VALUES ($1, $2, $3, false, false, 1, $4, $4, (SELECT owner_id FROM chatbots WHERE id = $2))
+    ON CONFLICT (chatbot_id, session_id) DO UPDATE SET message_count = conversations.message_count + 1, updated_at = excluded.updated_at
+    RETURNING ${CONVERSATION_COLUMNS}, (xmax = 0) AS created`,
+  /**
+   * Reserves one message of the month's quota and, only when that succeeded, stores the message
+   * and its events (in order): no row when the quota is used up. The last statement of the
+   * step, so the user's usage row (which every chat of the user needs) is locked for as short
+   * a time as possible.
+   */
+  reserveAndStore: `WITH reserved AS (
+      INSERT INTO monthly_usage AS usage (user_id, month, used) SELECT $1, $2, 1 WHERE $3::bigint > 0
+      ON CONFLICT (user_id, month) DO UPDATE SET used = usage.used + 1 WHERE usage.used < $3::bigint
+      RETURNING used
+    ), stored AS (
+      INSERT INTO messages (${MESSAGE_COLUMNS}) SELECT $4, $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM reserved)
+    ), events AS (
+      INSERT INTO outbox_events (${OUTBOX_COLUMNS})
+      SELECT id, type, user_id, chatbot_id, data, created_at
+      FROM unnest($11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::bigint[]) WITH ORDINALITY AS e (id, type, user_id, chatbot_id, data, created_at, position)
+      WHERE EXISTS (SELECT 1 FROM reserved) ORDER BY position
+    )
+    SELECT used FROM reserved`,
+  /** Stores a message and counts it in its conversation (activity, count, maybe the attention flag); the conversation after. */
+  insertAndCount: `WITH stored AS (INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7))
+    UPDATE conversations SET message_count = message_count + 1, updated_at = $6, needs_attention = coalesce($8, needs_attention)
+    WHERE id = $2 RETURNING ${CONVERSATION_COLUMNS}`,
+  /** Outbox events, in order, in one statement. */
+  insertEvents: `INSERT INTO outbox_events (${OUTBOX_COLUMNS})
+    SELECT id, type, user_id, chatbot_id, data, created_at
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[]) WITH ORDINALITY AS e (id, type, user_id, chatbot_id, data, created_at, position)
+    ORDER BY position`,
+} as const;
