@@ -44,6 +44,7 @@ export { contentTerms, MAX_QUERY_TERMS, queryWords, stem, STOPWORDS, words } fro
 export type * from "./ports/webhook-secrets.js";
 export type * from "./ports/storage-webhooks.js";
 export type * from "./ports/storage-operator.js";
+export type * from "./ports/storage-agents.js";
 export { createDerivedWebhookSecrets, createEphemeralWebhookSecrets, MIN_MASTER_KEY_BYTES } from "./webhooks/derived-webhook-secrets.js";
 export { createWebhookDispatcher, DEFAULT_WEBHOOK_TIMEOUT_MS, type WebhookDispatcher, type WebhookDispatcherOptions } from "./webhooks/webhook-dispatcher.js";
 export type { AttemptReport } from "./webhooks/attempt-delivery.js";
@@ -56,7 +57,9 @@ export { INGESTION_LEASE_MS, runIngestion, queueIngestion } from "./admin/ingest
 export type { Operator } from "./operator/create-operator.js";
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page, type PageRequest } from "./operator/pages.js";
 export { MAX_SEARCH_RESULTS } from "./operator/operator-chatbots.js";
+export type { ConversationQuery } from "./operator/operator-conversations.js";
+export type { ConversationTeamFacts } from "./operator/views.js";
 export { CHATBOT_TEXT_LIMITS, type ChatbotSettingsInput } from "./admin/chatbot-admin.js";
-export { requireAdminScope } from "./auth/authenticate.js";
+export { AGENT_SCOPE_REFUSAL, CHAT_SCOPE_REFUSAL, requireAdminScope, requireAgentScope } from "./auth/authenticate.js";
 export { documentTypeOf, documentBytesOf } from "./retrieval/document-facts.js";
 export { messageSent, takeoverChanged } from "./events/outbox-events.js";

@@ -9,7 +9,7 @@ import { chat, type ChatResult } from "./chat/chat-pipeline.js";
 import { chatStream, type ChatStreamEvent, type ChatStreamOptions, type ReplyGenerations } from "./chat/chat-stream.js";
 import { chatbotOwner } from "./chat/chatbot-owner.js";
 import { defaultIdentityRules } from "./chat/identity-rules.js";
-import { createApiKey, createUser, revokeApiKey, setPlan } from "./admin/accounts.js";
+import { createApiKey, createUser, revokeApiKey, setPlan, showUser } from "./admin/accounts.js";
 import { createChatbot, deleteChatbot, setChatbotActive, type CreateChatbotInput } from "./admin/chatbot-admin.js";
 import { ingestDocuments, type IngestDocumentsOptions } from "./admin/bulk-ingestion.js";
 import { ingestDocument, reindexChatbot, removeDocument, type DocumentInput } from "./admin/ingestion.js";
@@ -165,6 +165,9 @@ export function createParley(options: ParleyOptions) {
     admin: {
       setPlan: (name: string, monthlyMessages: number) => setPlan(dependencies, name, monthlyMessages),
       createUser: (input: { email: string; plan?: string; monthlyMessages?: number }) => createUser(dependencies, input),
+      /** Every user, oldest first: how an operator finds the id a key is issued for. */
+      listUsers: () => dependencies.storage.listUsers(),
+      showUser: (idOrEmail: string) => showUser(dependencies, idOrEmail),
       createApiKey: (input: { userId: string; name?: string; scope?: string }) => createApiKey(dependencies, input),
       revokeApiKey: (keyId: string) => revokeApiKey(dependencies, keyId),
       createChatbot: (input: CreateChatbotInput) => createChatbot(dependencies, input),

@@ -10,7 +10,7 @@ export const CHAT_SQL = {
    * `created` tells a new conversation (an inserted row has no xmax).
    */
   countInConversation: `INSERT INTO conversations (${CONVERSATION_COLUMNS}, owner_id)
-    VALUES ($1, $2, $3, false, false, 1, $4, $4, (SELECT owner_id FROM chatbots WHERE id = $2))
+    VALUES ($1, $2, $3, false, false, NULL, 1, $4, $4, (SELECT owner_id FROM chatbots WHERE id = $2))
     ON CONFLICT (chatbot_id, session_id) DO UPDATE SET message_count = conversations.message_count + 1, updated_at = excluded.updated_at
     RETURNING ${CONVERSATION_COLUMNS}, (xmax = 0) AS created`,
   /**
@@ -24,17 +24,23 @@ export const CHAT_SQL = {
       ON CONFLICT (user_id, month) DO UPDATE SET used = usage.used + 1 WHERE usage.used < $3::bigint
       RETURNING used
     ), stored AS (
-      INSERT INTO messages (${MESSAGE_COLUMNS}) SELECT $4, $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM reserved)
+      INSERT INTO messages (${MESSAGE_COLUMNS}) SELECT $4, $5, $6, $7, $8, $9, $10, $11 WHERE EXISTS (SELECT 1 FROM reserved)
     ), events AS (
       INSERT INTO outbox_events (${OUTBOX_COLUMNS})
       SELECT id, type, user_id, chatbot_id, data, created_at
-      FROM unnest($11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::bigint[]) WITH ORDINALITY AS e (id, type, user_id, chatbot_id, data, created_at, position)
+      FROM unnest($12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::bigint[]) WITH ORDINALITY AS e (id, type, user_id, chatbot_id, data, created_at, position)
       WHERE EXISTS (SELECT 1 FROM reserved) ORDER BY position
     )
     SELECT used FROM reserved`,
-  /** Stores a message and counts it in its conversation (activity, count, maybe the attention flag); the conversation after. */
-  insertAndCount: `WITH stored AS (INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7))
-    UPDATE conversations SET message_count = message_count + 1, updated_at = $6, needs_attention = coalesce($8, needs_attention)
+  /**
+   * Stores a message and counts it in its conversation: activity, count, and — for a reply ($9
+   * not null) — the attention flag and its reason; a visitor message keeps them. The
+   * conversation after.
+   */
+  insertAndCount: `WITH stored AS (INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8))
+    UPDATE conversations SET message_count = message_count + 1, updated_at = $7,
+      needs_attention = coalesce($9::boolean, needs_attention),
+      attention_reason = CASE WHEN $9::boolean IS NULL THEN attention_reason WHEN $9::boolean THEN 'fallback' ELSE NULL END
     WHERE id = $2 RETURNING ${CONVERSATION_COLUMNS}`,
   /** Outbox events, in order, in one statement. */
   insertEvents: `INSERT INTO outbox_events (${OUTBOX_COLUMNS})

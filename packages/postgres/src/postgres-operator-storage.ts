@@ -1,6 +1,7 @@
 import type { Ingestion, IngestionStatus, KnowledgeRequest, OperatorStorage } from "@parley/core";
 import type pg from "pg";
 import { inTransaction } from "./postgres-transaction.js";
+import { unreadMessagesOf } from "./postgres-agent-storage.js";
 import {
   CONVERSATION_COLUMNS,
   MESSAGE_COLUMNS,
@@ -24,19 +25,20 @@ const INGESTION_COLUMNS =
 
 // The latest message of a conversation, read through messages_by_conversation (one probe).
 const SUMMARY_COLUMNS = `${CONVERSATION_COLUMNS.split(", ").map((column) => `c.${column}`).join(", ")},
-  m.id AS last_id, m.role AS last_role, m.author AS last_author, m.content AS last_content, m.created_at AS last_created_at, m.sources AS last_sources`;
+  m.id AS last_id, m.role AS last_role, m.author AS last_author, m.content AS last_content, m.agent_name AS last_agent_name, m.created_at AS last_created_at, m.sources AS last_sources`;
 const SUMMARY_FROM = `conversations c LEFT JOIN LATERAL (
-  SELECT id, role, author, content, created_at, sources FROM messages WHERE conversation_id = c.id ORDER BY seq DESC LIMIT 1) m ON true`;
+  SELECT id, role, author, content, agent_name, created_at, sources FROM messages WHERE conversation_id = c.id ORDER BY seq DESC LIMIT 1) m ON true`;
 // Every filter is a fixed fragment with bound values: no caller text ever becomes SQL.
 const STATUS_FILTERS = { bot: "AND NOT c.human_takeover", human: "AND c.human_takeover", attention: "AND c.needs_attention" } as const;
 
 const SQL = {
   summary: `SELECT ${SUMMARY_COLUMNS} FROM ${SUMMARY_FROM} WHERE c.id = $1`,
   list: (status: keyof typeof STATUS_FILTERS | undefined, byChatbot: boolean) => `SELECT ${SUMMARY_COLUMNS} FROM ${SUMMARY_FROM}
-    WHERE ${byChatbot ? "c.chatbot_id = $5 AND " : ""}c.owner_id = $1
+    WHERE ${byChatbot ? "c.chatbot_id = $6 AND " : ""}c.owner_id = $1
       AND (SELECT deleted_at FROM chatbots WHERE id = c.chatbot_id) IS NULL
       AND ($3::bigint IS NULL OR c.updated_at < $3 OR (c.updated_at = $3 AND c.id > $4))
       ${status === undefined ? "" : STATUS_FILTERS[status]}
+      AND ($5::text IS NULL OR EXISTS (SELECT 1 ${unreadMessagesOf("c.id", "$5")}))
     ORDER BY c.updated_at DESC, c.id ASC LIMIT $2`,
   seqOfMessage: "SELECT seq FROM messages WHERE id = $1 AND conversation_id = $2",
   messagesAfter: `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = $1 AND seq > $2 ORDER BY seq`,
@@ -95,7 +97,7 @@ export function createPostgresOperatorStorage(pool: pg.Pool): OperatorStorage {
       return rows[0] ? conversationSummaryFromRow(rows[0]) : null;
     },
     async listConversations(filter) {
-      const values: unknown[] = [filter.ownerId, filter.limit, filter.after?.at ?? null, filter.after?.id ?? ""];
+      const values: unknown[] = [filter.ownerId, filter.limit, filter.after?.at ?? null, filter.after?.id ?? "", filter.unreadFor ?? null];
       if (filter.chatbotId !== undefined) values.push(filter.chatbotId);
       const { rows } = await pool.query<ConversationSummaryRow>(SQL.list(filter.status, filter.chatbotId !== undefined), values);
       return rows.map(conversationSummaryFromRow);

@@ -1,4 +1,4 @@
-import type { ApiKey, ApiKeyScope, Chatbot, Conversation, ConversationSummary, DeliveryStatus, EventType, Message, MessageAuthor, MessageRole, MessageSource, OutboxEvent, Plan, Provider, User, WebhookDelivery, WebhookSubscription } from "@parley/core";
+import type { ApiKey, ApiKeyScope, AttentionReason, Chatbot, Conversation, ConversationSummary, DeliveryStatus, EventType, Message, MessageAuthor, MessageRole, MessageSource, OutboxEvent, Plan, Provider, User, WebhookDelivery, WebhookSubscription } from "@parley/core";
 import { fromText } from "./postgres-text.js";
 
 // Rows as `pg` returns them (snake_case columns; bigints read as numbers by the pool's type
@@ -13,14 +13,14 @@ export interface ChatbotRow {
   system_prompt: string; fallback_message: string; is_active: boolean; created_at: number; updated_at: number; deleted_at: number | null;
 }
 export interface ConversationRow {
-  id: string; chatbot_id: string; session_id: string; human_takeover: boolean; needs_attention: boolean; message_count: number; created_at: number; updated_at: number;
+  id: string; chatbot_id: string; session_id: string; human_takeover: boolean; needs_attention: boolean; attention_reason: string | null; message_count: number; created_at: number; updated_at: number;
 }
 /** A conversation row with its latest message's columns (null when it has none), as lists read it. */
 export interface ConversationSummaryRow extends ConversationRow {
-  last_id: string | null; last_role: string | null; last_author: string | null; last_content: string | null; last_created_at: number | null; last_sources: string | null;
+  last_id: string | null; last_role: string | null; last_author: string | null; last_content: string | null; last_agent_name: string | null; last_created_at: number | null; last_sources: string | null;
 }
 /** `sources` is the JSON array of a reply's sources. */
-export interface MessageRow { id: string; conversation_id: string; role: string; author: string; content: string; created_at: number; sources: string }
+export interface MessageRow { id: string; conversation_id: string; role: string; author: string; content: string; agent_name: string | null; created_at: number; sources: string }
 export interface OutboxEventRow { id: string; type: string; user_id: string; chatbot_id: string; data: string; created_at: number }
 export interface WebhookSubscriptionRow { id: string; user_id: string; url: string; chatbot_id: string | null; event_types: string; signing_key_id: string; public_only: boolean; created_at: number }
 export interface WebhookDeliveryRow {
@@ -30,8 +30,8 @@ export interface WebhookDeliveryRow {
 }
 
 export const CHATBOT_COLUMNS = "id, owner_id, name, slug, provider, model, system_prompt, fallback_message, is_active, created_at, updated_at, deleted_at";
-export const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, created_at, sources";
-export const CONVERSATION_COLUMNS = "id, chatbot_id, session_id, human_takeover, needs_attention, message_count, created_at, updated_at";
+export const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, agent_name, created_at, sources";
+export const CONVERSATION_COLUMNS = "id, chatbot_id, session_id, human_takeover, needs_attention, attention_reason, message_count, created_at, updated_at";
 export const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
 export const USER_COLUMNS = "id, email, plan_name, monthly_messages_override, created_at";
 export const API_KEY_COLUMNS = "id, user_id, name, key_hash, scope, created_at, revoked_at, last_used_at";
@@ -81,6 +81,7 @@ export const conversationFromRow = (row: ConversationRow): Conversation => ({
   sessionId: fromText(row.session_id),
   humanTakeover: row.human_takeover,
   needsAttention: row.needs_attention,
+  attentionReason: row.attention_reason as AttentionReason | null,
   messageCount: row.message_count,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
@@ -92,6 +93,7 @@ export const messageFromRow = (row: MessageRow): Message => ({
   role: row.role as MessageRole,
   author: row.author as MessageAuthor,
   content: fromText(row.content),
+  agentName: row.agent_name === null ? null : fromText(row.agent_name),
   createdAt: row.created_at,
   sources: JSON.parse(row.sources) as MessageSource[],
 });
@@ -132,5 +134,5 @@ export const conversationSummaryFromRow = (row: ConversationSummaryRow): Convers
   lastMessage:
     row.last_id === null
       ? null
-      : messageFromRow({ id: row.last_id, conversation_id: row.id, role: row.last_role!, author: row.last_author!, content: row.last_content!, created_at: row.last_created_at!, sources: row.last_sources! }),
+      : messageFromRow({ id: row.last_id, conversation_id: row.id, role: row.last_role!, author: row.last_author!, content: row.last_content!, agent_name: row.last_agent_name, created_at: row.last_created_at!, sources: row.last_sources! }),
 });

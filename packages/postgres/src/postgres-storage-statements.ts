@@ -12,6 +12,7 @@ export const STORAGE_SQL = {
   // constraint (a reused id, an unknown plan) still throws.
   insertUser: `INSERT INTO users (${USER_COLUMNS}, email_key) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (email_key) DO NOTHING`,
   getUser: `SELECT ${USER_COLUMNS} FROM users WHERE id = $1`,
+  listUsers: `SELECT ${USER_COLUMNS} FROM users ORDER BY created_at, id`,
 
   insertApiKey: `INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
   getApiKey: `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = $1`,
@@ -47,17 +48,13 @@ export const STORAGE_SQL = {
   // Two first messages of one session at once: one inserts, the other finds it (no error). The
   // owner is copied from the chatbot, which never changes hands.
   insertConversation: `INSERT INTO conversations (${CONVERSATION_COLUMNS}, owner_id)
-    VALUES ($1, $2, $3, $4, false, 0, $5, $5, (SELECT owner_id FROM chatbots WHERE id = $2))
+    VALUES ($1, $2, $3, $4, false, NULL, 0, $5, $5, (SELECT owner_id FROM chatbots WHERE id = $2))
     ON CONFLICT (chatbot_id, session_id) DO NOTHING RETURNING ${CONVERSATION_COLUMNS}`,
   // Locks the conversation for the step: its count and activity change one step at a time.
   lockConversation: `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE chatbot_id = $1 AND session_id = $2 FOR UPDATE`,
   setHumanTakeover: `UPDATE conversations SET human_takeover = $1, updated_at = $2 WHERE id = $3 RETURNING ${CONVERSATION_COLUMNS}`,
-  // A stored message is activity: it counts, and it moves the conversation up the inbox.
-  countMessage: `UPDATE conversations SET message_count = message_count + 1, updated_at = $2,
-    needs_attention = coalesce($3, needs_attention) WHERE id = $1 RETURNING ${CONVERSATION_COLUMNS}`,
-  markNeedsAttention: "UPDATE conversations SET needs_attention = true, updated_at = greatest(updated_at, $1) WHERE id = $2",
+  markNeedsAttention: "UPDATE conversations SET needs_attention = true, attention_reason = 'provider_failed', updated_at = greatest(updated_at, $1) WHERE id = $2",
 
-  insertMessage: `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
   // Newest first so LIMIT keeps the most recent; the caller reverses to oldest first.
   recentMessages: `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = $1 ORDER BY seq DESC LIMIT $2`,
   listMessages: `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = $1 ORDER BY seq`,

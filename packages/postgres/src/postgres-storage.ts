@@ -22,6 +22,7 @@ import { STORAGE_SQL as SQL } from "./postgres-storage-statements.js";
 import { CHAT_SQL } from "./postgres-chat-statements.js";
 import { toText } from "./postgres-text.js";
 import { createPostgresOperatorStorage } from "./postgres-operator-storage.js";
+import { createPostgresAgentStorage, recordTakeover } from "./postgres-agent-storage.js";
 import { createPostgresWebhookStorage } from "./postgres-webhook-storage.js";
 
 /** The fields `updateChatbot` writes: exactly the keys of ChatbotChanges. */
@@ -71,7 +72,8 @@ class QuotaUsedUp extends Error {}
 
 /** A message's column values, in MESSAGE_COLUMNS order. */
 const messageValues = (message: Message) => [
-  message.id, message.conversationId, message.role, message.author, toText(message.content), message.createdAt, JSON.stringify(message.sources),
+  message.id, message.conversationId, message.role, message.author, toText(message.content),
+  message.agentName === null ? null : toText(message.agentName), message.createdAt, JSON.stringify(message.sources),
 ];
 
 /** Outbox events as one array per column, for an INSERT … SELECT FROM unnest. */
@@ -104,6 +106,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
   const write = <Result>(step: (client: pg.PoolClient) => Promise<Result>) => inTransaction(pool, step);
   const webhooks = createPostgresWebhookStorage(pool);
   const operator = createPostgresOperatorStorage(pool);
+  const agents = createPostgresAgentStorage(pool);
 
   return {
     async upsertPlan(plan) {
@@ -131,6 +134,11 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     async getUser(id) {
       const { rows } = await pool.query<UserRow>(SQL.getUser, [id]);
       return rows[0] ? userFromRow(rows[0]) : null;
+    },
+
+    async listUsers() {
+      const { rows } = await pool.query<UserRow>(SQL.listUsers);
+      return rows.map(userFromRow);
     },
 
     async createApiKey(key) {
@@ -209,7 +217,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
           // Read under the conversation's lock and before the insert: exactly the messages before this one.
           const recent = await client.query<MessageRow>(SQL.recentMessages, [conversation.id, input.historyLimit]);
           const history = recent.rows.reverse().map(messageFromRow);
-          const message: Message = { id: input.messageId, conversationId: conversation.id, role: "user", author: "end_user", content: input.content, createdAt: input.at, sources: [] };
+          const message: Message = { id: input.messageId, conversationId: conversation.id, role: "user", author: "end_user", content: input.content, agentName: null, createdAt: input.at, sources: [] };
           // Built inside the transaction: if the builder throws, everything above rolls back with it.
           const events = input.events({ conversation: { ...conversation }, conversationCreated: counted.created, message: { ...message } });
           const reserved = await client.query<{ used: number }>(CHAT_SQL.reserveAndStore, [
@@ -229,7 +237,8 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       const { id, conversationId, content, author, at } = input;
       // Four round trips: BEGIN, message and count, events, COMMIT.
       return write(async (client) => {
-        const message: Message = { id, conversationId, role: "assistant", author, content, createdAt: at, sources: structuredClone(input.sources ?? []) };
+        const agentName = author === "agent" ? (input.agentName ?? null) : null;
+        const message: Message = { id, conversationId, role: "assistant", author, content, agentName, createdAt: at, sources: structuredClone(input.sources ?? []) };
         const { rows } = await client.query<ConversationRow>(CHAT_SQL.insertAndCount, [...messageValues(message), input.needsAttention]);
         if (!rows[0]) throw new Error(`No conversation ${conversationId}.`);
         // Built inside the transaction: a throwing builder rolls the message back with it.
@@ -265,6 +274,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
         }
         const events = input.events({ conversation: { ...conversation }, created, changed });
         await insertOutboxEvents(client, events);
+        if (changed) await recordTakeover(client, conversation.id, input.humanTakeover, input.by ?? null, input.at);
         return { conversation, created, changed, events };
       });
     },
@@ -279,6 +289,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     },
 
     ...operator,
+    ...agents,
     ...webhooks,
 
     async close() {

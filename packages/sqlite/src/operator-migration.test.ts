@@ -99,6 +99,15 @@ describe("opening a database of the previous release (migrations 1–4)", () => 
     expect(await facts("conv-failed")).toEqual({ count: 3, updated: START + 52 * SECOND, attention: true, last: "m13" });
     expect(await facts("conv-with-agent")).toEqual({ count: 3, updated: START + 62 * SECOND, attention: false, last: "m16" });
 
+    // Migration 10 says why: a fallback reply, or the provider failing on an unanswered message.
+    const reasons = await Promise.all(["conv-answered", "conv-fallback", "conv-waiting", "conv-failed", "conv-with-agent"].map(async (id) => (await storage.getConversation(id))!.attentionReason));
+    expect(reasons).toEqual([null, "fallback", "fallback", "provider_failed", null]);
+    expect((await storage.listMessages("conv-rescued")).map((message) => message.agentName)).toEqual([null, null, null]);
+    // The rebuilt key table takes the agent scope, and kept the old key whole.
+    await storage.createApiKey({ id: "key-2", userId: "user-1", name: "Ana", keyHash: "hash-2", scope: "agent", createdAt: START + SECOND, revokedAt: null, lastUsedAt: null });
+    expect((await storage.findApiKeyByHash("hash-1"))!.apiKey).toEqual({ id: "key-1", userId: "user-1", name: "default", keyHash: "hash-1", scope: "chat", createdAt: START, revokedAt: null, lastUsedAt: null });
+    expect((await storage.getApiKey("key-2"))!.scope).toBe("agent");
+
     const ids = async (status?: "bot" | "human" | "attention") => (await storage.listConversations({ ownerId: "user-1", status, limit: 10 })).map((conversation) => conversation.id);
     expect(await ids()).toEqual(["conv-with-agent", "conv-failed", "conv-waiting", "conv-rescued", "conv-fallback", "conv-answered", "conv-empty"]);
     expect(await ids("attention")).toEqual(["conv-failed", "conv-waiting", "conv-fallback"]);

@@ -1,6 +1,7 @@
 import type { Database } from "better-sqlite3";
 import type { Ingestion, IngestionStatus, KnowledgeRequest, OperatorStorage } from "@parley/core";
 import { conversationSummaryFromRow, messageFromRow, outboxEventFromRow, type ConversationSummaryRow, type MessageRow, type OutboxEventRow } from "./sqlite-storage-rows.js";
+import { unreadMessagesOf } from "./sqlite-agent-storage.js";
 import { CONVERSATION_COLUMNS, MESSAGE_COLUMNS, OUTBOX_COLUMNS, type PreparedStatement } from "./sqlite-storage-statements.js";
 
 
@@ -26,7 +27,7 @@ const INGESTION_COLUMNS =
 
 // The latest message of a conversation, read through messages_by_conversation (one probe).
 const SUMMARY_COLUMNS = `${CONVERSATION_COLUMNS.split(", ").map((column) => `c.${column}`).join(", ")},
-  m.id AS last_id, m.role AS last_role, m.author AS last_author, m.content AS last_content, m.created_at AS last_created_at, m.sources AS last_sources`;
+  m.id AS last_id, m.role AS last_role, m.author AS last_author, m.content AS last_content, m.agent_name AS last_agent_name, m.created_at AS last_created_at, m.sources AS last_sources`;
 const SUMMARY_FROM = `conversations c LEFT JOIN messages m ON m.seq = (SELECT max(seq) FROM messages WHERE conversation_id = c.id)`;
 // Every filter is a fixed fragment with bound values: no caller text ever becomes SQL.
 const STATUS_FILTERS = { bot: "AND c.human_takeover = 0", human: "AND c.human_takeover = 1", attention: "AND c.needs_attention = 1" } as const;
@@ -57,12 +58,13 @@ export function createSqliteOperatorStorage(database: Database, write: <Result>(
     (["", ...Object.keys(STATUS_FILTERS)] as ("" | keyof typeof STATUS_FILTERS)[]).flatMap((status) =>
       [false, true].map((byChatbot) => [
         `${status}:${byChatbot}`,
-        prepare<{ owner_id: string; chatbot_id: string | null; limit: number; after_at: number | null; after_id: string }, ConversationSummaryRow>(
+        prepare<{ owner_id: string; chatbot_id: string | null; limit: number; after_at: number | null; after_id: string; reader: string | null }, ConversationSummaryRow>(
           `SELECT ${SUMMARY_COLUMNS} FROM ${SUMMARY_FROM}
            WHERE ${byChatbot ? "c.chatbot_id = @chatbot_id AND " : ""}c.owner_id = @owner_id
              AND (SELECT deleted_at FROM chatbots WHERE id = c.chatbot_id) IS NULL
              AND (@after_at IS NULL OR c.updated_at < @after_at OR (c.updated_at = @after_at AND c.id > @after_id))
              ${status === "" ? "" : STATUS_FILTERS[status]}
+             AND (@reader IS NULL OR EXISTS (SELECT 1 ${unreadMessagesOf("c.id")}))
            ORDER BY c.updated_at DESC, c.id ASC LIMIT @limit`,
         ),
       ]),
@@ -124,7 +126,7 @@ export function createSqliteOperatorStorage(database: Database, write: <Result>(
     async listConversations(filter) {
       const statement = listSummaries.get(`${filter.status ?? ""}:${filter.chatbotId !== undefined}`)!;
       return statement
-        .all({ owner_id: filter.ownerId, chatbot_id: filter.chatbotId ?? null, limit: filter.limit, after_at: filter.after?.at ?? null, after_id: filter.after?.id ?? "" })
+        .all({ owner_id: filter.ownerId, chatbot_id: filter.chatbotId ?? null, limit: filter.limit, after_at: filter.after?.at ?? null, after_id: filter.after?.id ?? "", reader: filter.unreadFor ?? null })
         .map(conversationSummaryFromRow);
     },
     async listMessagesAfter(conversationId, afterMessageId) {

@@ -1,6 +1,7 @@
 import type {
   ApiKey,
   ApiKeyScope,
+  AttentionReason,
   Chatbot,
   Conversation,
   ConversationSummary,
@@ -63,6 +64,7 @@ export interface ConversationRow {
   session_id: string;
   human_takeover: number;
   needs_attention: number;
+  attention_reason: string | null;
   message_count: number;
   created_at: number;
   updated_at: number;
@@ -74,6 +76,7 @@ export interface ConversationSummaryRow extends ConversationRow {
   last_role: string | null;
   last_author: string | null;
   last_content: string | null;
+  last_agent_name: string | null;
   last_created_at: number | null;
   last_sources: string | null;
 }
@@ -84,6 +87,7 @@ export interface MessageRow {
   role: string;
   author: string;
   content: string;
+  agent_name: string | null;
   created_at: number;
   /** JSON array of the reply's sources. */
   sources: string;
@@ -159,6 +163,7 @@ export const conversationFromRow = (row: ConversationRow): Conversation => ({
   sessionId: row.session_id,
   humanTakeover: row.human_takeover === 1,
   needsAttention: row.needs_attention === 1,
+  attentionReason: row.attention_reason as AttentionReason | null,
   messageCount: row.message_count,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
@@ -169,7 +174,7 @@ export const conversationSummaryFromRow = (row: ConversationSummaryRow): Convers
   lastMessage:
     row.last_id === null
       ? null
-      : messageFromRow({ id: row.last_id, conversation_id: row.id, role: row.last_role!, author: row.last_author!, content: row.last_content!, created_at: row.last_created_at!, sources: row.last_sources! }),
+      : messageFromRow({ id: row.last_id, conversation_id: row.id, role: row.last_role!, author: row.last_author!, content: row.last_content!, agent_name: row.last_agent_name, created_at: row.last_created_at!, sources: row.last_sources! }),
 });
 
 export const messageFromRow = (row: MessageRow): Message => ({
@@ -178,6 +183,7 @@ export const messageFromRow = (row: MessageRow): Message => ({
   role: row.role as MessageRole,
   author: row.author as MessageAuthor,
   content: row.content,
+  agentName: row.agent_name,
   createdAt: row.created_at,
   sources: JSON.parse(row.sources) as MessageSource[],
 });

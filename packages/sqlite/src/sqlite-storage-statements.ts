@@ -13,8 +13,8 @@ import {
 
 const CHATBOT_COLUMNS =
   "id, owner_id, name, slug, provider, model, system_prompt, fallback_message, is_active, created_at, updated_at, deleted_at";
-export const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, created_at, sources";
-export const CONVERSATION_COLUMNS = "id, chatbot_id, session_id, human_takeover, needs_attention, message_count, created_at, updated_at";
+export const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, agent_name, created_at, sources";
+export const CONVERSATION_COLUMNS = "id, chatbot_id, session_id, human_takeover, needs_attention, attention_reason, message_count, created_at, updated_at";
 export const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
 const USER_COLUMNS = "id, email, plan_name, monthly_messages_override, created_at";
 const API_KEY_COLUMNS = "id, user_id, name, key_hash, scope, created_at, revoked_at, last_used_at";
@@ -58,6 +58,7 @@ export function prepareStorageStatements(database: Database) {
        ON CONFLICT (email_key) DO NOTHING`,
     ),
     getUser: prepare<[string], UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`),
+    listUsers: prepare<[], UserRow>(`SELECT ${USER_COLUMNS} FROM users ORDER BY created_at, id`),
 
     insertApiKey: prepare<ApiKeyRow>(
       `INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (@id, @user_id, @name, @key_hash, @scope, @created_at, @revoked_at, @last_used_at)`,
@@ -109,21 +110,26 @@ export function prepareStorageStatements(database: Database) {
     // The owner is copied from the chatbot, which never changes hands.
     insertConversation: prepare<ConversationRow>(
       `INSERT INTO conversations (${CONVERSATION_COLUMNS}, owner_id)
-       VALUES (@id, @chatbot_id, @session_id, @human_takeover, @needs_attention, @message_count, @created_at, @updated_at,
+       VALUES (@id, @chatbot_id, @session_id, @human_takeover, @needs_attention, @attention_reason, @message_count, @created_at, @updated_at,
                (SELECT owner_id FROM chatbots WHERE id = @chatbot_id))`,
     ),
     setHumanTakeover: prepare<[number, number, string], ConversationRow>(
       `UPDATE conversations SET human_takeover = ?, updated_at = ? WHERE id = ? RETURNING ${CONVERSATION_COLUMNS}`,
     ),
-    // A stored message is activity: it counts, and it moves the conversation up the inbox.
+    // A stored message is activity: it counts, and it moves the conversation up the inbox. A
+    // reply (needs_attention not null) sets or clears the attention; a visitor message keeps it.
     countMessage: prepare<{ id: string; at: number; needs_attention: number | null }, ConversationRow>(
       `UPDATE conversations SET message_count = message_count + 1, updated_at = @at,
-       needs_attention = coalesce(@needs_attention, needs_attention) WHERE id = @id RETURNING ${CONVERSATION_COLUMNS}`,
+       needs_attention = coalesce(@needs_attention, needs_attention),
+       attention_reason = CASE WHEN @needs_attention IS NULL THEN attention_reason WHEN @needs_attention = 1 THEN 'fallback' ELSE NULL END
+       WHERE id = @id RETURNING ${CONVERSATION_COLUMNS}`,
     ),
-    markNeedsAttention: prepare<[number, string]>("UPDATE conversations SET needs_attention = 1, updated_at = max(updated_at, ?) WHERE id = ?"),
+    markNeedsAttention: prepare<[number, string]>(
+      "UPDATE conversations SET needs_attention = 1, attention_reason = 'provider_failed', updated_at = max(updated_at, ?) WHERE id = ?",
+    ),
 
     insertMessage: prepare<MessageRow>(
-      `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (@id, @conversation_id, @role, @author, @content, @created_at, @sources)`,
+      `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (@id, @conversation_id, @role, @author, @content, @agent_name, @created_at, @sources)`,
     ),
     // Newest first so LIMIT keeps the most recent; the caller reverses to oldest first.
     recentMessages: prepare<[string, number], MessageRow>(
@@ -158,6 +164,7 @@ export function insertConversation(statements: StorageStatements, conversation: 
     session_id: conversation.sessionId,
     human_takeover: toFlag(conversation.humanTakeover),
     needs_attention: toFlag(conversation.needsAttention),
+    attention_reason: conversation.attentionReason,
     message_count: conversation.messageCount,
     created_at: conversation.createdAt,
     updated_at: conversation.updatedAt,
@@ -173,6 +180,7 @@ export function insertMessage(statements: StorageStatements, message: Message): 
     role: message.role,
     author: message.author,
     content: message.content,
+    agent_name: message.agentName,
     created_at: message.createdAt,
     sources: JSON.stringify(message.sources),
   });

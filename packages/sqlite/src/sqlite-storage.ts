@@ -16,6 +16,7 @@ import {
 import { createReadCache, DEFAULT_READ_CACHE_LIMITS } from "./sqlite-storage-read-cache.js";
 import { createSqliteWebhookStorage } from "./sqlite-webhook-storage.js";
 import { createSqliteOperatorStorage } from "./sqlite-operator-storage.js";
+import { createSqliteAgentStorage } from "./sqlite-agent-storage.js";
 import {
   firstFreeSlug,
   insertConversation,
@@ -69,6 +70,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       return keyRow && userRow ? { apiKey: apiKeyFromRow(keyRow), user: userFromRow(userRow) } : null;
     });
   const operator = createSqliteOperatorStorage(database, writeKeepingCache);
+  const agents = createSqliteAgentStorage(database, writeKeepingCache);
 
   return {
     async upsertPlan(plan) {
@@ -103,6 +105,10 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     async getUser(id) {
       const row = statements.getUser.get(id);
       return row ? userFromRow(row) : null;
+    },
+
+    async listUsers() {
+      return statements.listUsers.all().map(userFromRow);
     },
 
     async createApiKey(key) {
@@ -201,6 +207,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
               sessionId: input.sessionId,
               humanTakeover: false,
               needsAttention: false,
+              attentionReason: null,
               messageCount: 0,
               createdAt: input.at,
               updatedAt: input.at,
@@ -214,6 +221,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
           role: "user",
           author: "end_user",
           content: input.content,
+          agentName: null,
           createdAt: input.at,
           sources: [],
         });
@@ -227,7 +235,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     async appendAssistantMessage(input) {
       const { id, conversationId, content, author, at } = input;
       return writeKeepingCache(() => {
-        const message = insertMessage(statements, { id, conversationId, role: "assistant", author, content, createdAt: at, sources: structuredClone(input.sources ?? []) });
+        const agentName = author === "agent" ? (input.agentName ?? null) : null;
+        const message = insertMessage(statements, { id, conversationId, role: "assistant", author, content, agentName, createdAt: at, sources: structuredClone(input.sources ?? []) });
         const counted = statements.countMessage.get({ id: conversationId, at, needs_attention: toFlag(input.needsAttention) });
         if (!counted) throw new Error(`No conversation ${conversationId}.`);
         // Built inside the transaction: a throwing builder rolls the message back with it.
@@ -256,6 +265,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
             sessionId: input.sessionId,
             humanTakeover: input.humanTakeover,
             needsAttention: false,
+            attentionReason: null,
             messageCount: 0,
             createdAt: input.at,
             updatedAt: input.at,
@@ -267,6 +277,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
         }
         const events = input.events({ conversation: { ...conversation }, created: !found, changed });
         insertOutboxEvents(statements, events);
+        if (changed) agents.recordTakeover(conversation.id, input.humanTakeover, input.by ?? null, input.at);
         return { conversation, created: !found, changed, events };
       });
     },
@@ -279,6 +290,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     },
 
     ...operator,
+    ...agents.storage,
     ...webhooks,
 
     async close() {

@@ -42,6 +42,14 @@ export async function createUser(
   });
 }
 
+/** A user with their keys (revoked ones too, newest first), found by id or by email (any case). */
+export async function showUser(dependencies: Pick<Dependencies, "storage">, idOrEmail: string): Promise<{ user: User; keys: ApiKey[] }> {
+  const wanted = idOrEmail.trim().toLowerCase();
+  const user = (await dependencies.storage.getUser(wanted)) ?? (await dependencies.storage.listUsers()).find((each) => each.email.toLowerCase() === wanted);
+  if (!user) throw notFound(`User ${idOrEmail}`);
+  return { user, keys: await dependencies.storage.listApiKeys(user.id) };
+}
+
 /** Issues an API key. The returned `key` is the only time the full key exists outside the caller. */
 export async function createApiKey(
   dependencies: Pick<Dependencies, "storage" | "ids" | "clock">,
@@ -51,6 +59,8 @@ export async function createApiKey(
     throw invalidRequest(`scope: must be one of ${API_KEY_SCOPES.join(", ")}`);
   }
   if (input.name !== undefined && input.name.length > 200) throw invalidRequest("name: must be at most 200 characters");
+  // An agent's replies carry the key's name (docs/design.md §16): "default" would sign them all alike.
+  if (input.scope === "agent" && !input.name?.trim()) throw invalidRequest("name: an agent key needs the agent's name");
   if (!(await dependencies.storage.getUser(input.userId))) throw notFound(`User ${input.userId}`);
   const key = `${API_KEY_PREFIX}${dependencies.ids.secret(32)}`;
   const apiKey = await dependencies.storage.createApiKey({

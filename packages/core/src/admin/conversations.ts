@@ -15,13 +15,15 @@ function assertSession(sessionId: string): void {
 /**
  * Starts (true) or ends (false) a human agent's takeover of the chatbot's conversation of
  * `sessionId`, as one step with its events: `conversation.started` when the conversation is
- * new, a takeover event when the flag changes. Setting what is already set changes nothing.
+ * new, a takeover event when the flag changes, kept on the timeline with `by` (the key's name;
+ * null from the CLI). Setting what is already set changes nothing.
  */
 export async function changeTakeover(
   dependencies: TakeoverDependencies,
   chatbot: Chatbot,
   sessionId: string,
   humanTakeover: boolean,
+  by: string | null = null,
 ): Promise<{ conversation: Conversation; created: boolean; changed: boolean }> {
   const [startedId, changedId] = [dependencies.ids.uuid(), dependencies.ids.uuid()];
   const at = dependencies.clock.now();
@@ -29,6 +31,7 @@ export async function changeTakeover(
     chatbotId: chatbot.id,
     sessionId,
     humanTakeover,
+    by,
     newConversationId: dependencies.ids.uuid(),
     at,
     events: ({ conversation, created, changed }) => [
@@ -43,19 +46,27 @@ export async function changeTakeover(
 /**
  * Stores a human agent's reply to a conversation, taking it over first when the chatbot had
  * it, and fires `message.sent`: that is how the visitor's integration gets the reply. The
- * reply clears `needsAttention` and becomes part of the history the model sees later.
+ * reply clears `needsAttention` and becomes part of the history the model sees later. `agentName`
+ * (the key's name; null from the CLI) signs the reply and the takeover it may start.
  */
-export async function storeAgentReply(dependencies: TakeoverDependencies, chatbot: Chatbot, conversation: Conversation, content: string): Promise<Message> {
+export async function storeAgentReply(
+  dependencies: TakeoverDependencies,
+  chatbot: Chatbot,
+  conversation: Conversation,
+  content: string,
+  agentName: string | null = null,
+): Promise<Message> {
   const text = content.trim();
   if (text === "") throw invalidRequest("content: must be a non-empty string");
   if ([...text].length > MAX_MESSAGE_CHARS) throw invalidRequest(`content: must be at most ${MAX_MESSAGE_CHARS} characters`);
-  if (!conversation.humanTakeover) await changeTakeover(dependencies, chatbot, conversation.sessionId, true);
+  if (!conversation.humanTakeover) await changeTakeover(dependencies, chatbot, conversation.sessionId, true, agentName);
   const eventId = dependencies.ids.uuid();
   const { message, events } = await dependencies.storage.appendAssistantMessage({
     id: dependencies.ids.uuid(),
     conversationId: conversation.id,
     content: text,
     author: "agent",
+    agentName,
     needsAttention: false,
     at: dependencies.clock.now(),
     events: (stored, message) => [messageSent(eventId, chatbot.ownerId, stored, message)],

@@ -24,9 +24,20 @@ export async function authenticate(dependencies: Pick<Dependencies, "storage" | 
 
 const LAST_USED_PRECISION_MICROS = 60_000_000;
 
-/** Refuses a caller whose key may not use the operator API (docs/design.md §9). */
+/** The refusal of a chat key on the operator API (docs/design.md §9). */
+export const CHAT_SCOPE_REFUSAL = "This API key cannot manage chatbots; use a key with the admin scope.";
+/** The refusal of an agent key on an operator route that is not about conversations (docs/design.md §16). */
+export const AGENT_SCOPE_REFUSAL = "This API key belongs to an agent: it may answer conversations, not manage chatbots, keys or webhooks.";
+
+/** Refuses a caller whose key may not manage the account (docs/design.md §9, §16): only admin keys may. */
 export function requireAdminScope(caller: Caller): void {
-  if (caller.apiKey.scope !== "admin") throw forbidden("This API key cannot manage chatbots; use a key with the admin scope.");
+  if (caller.apiKey.scope === "agent") throw forbidden(AGENT_SCOPE_REFUSAL);
+  if (caller.apiKey.scope !== "admin") throw forbidden(CHAT_SCOPE_REFUSAL);
+}
+
+/** Refuses a caller whose key may not answer conversations (docs/design.md §16): admin and agent keys may. */
+export function requireAgentScope(caller: Caller): void {
+  if (caller.apiKey.scope !== "admin" && caller.apiKey.scope !== "agent") throw forbidden(CHAT_SCOPE_REFUSAL);
 }
 
 /**
@@ -34,8 +45,8 @@ export function requireAdminScope(caller: Caller): void {
  * window; every request let through counts, refused ones do not). Throws `rate_limited`.
  */
 export async function admitRequest(dependencies: Pick<Dependencies, "rateLimiter" | "settings">, caller: Caller): Promise<RateLimitStatus> {
-  // Admin keys have their own, higher limit (docs/design.md §9).
-  const limit = caller.apiKey.scope === "admin" ? dependencies.settings.adminKeyRequestsPerMinute : dependencies.settings.keyRequestsPerMinute;
+  // Admin and agent keys have their own, higher limit (docs/design.md §9): a console at work calls often.
+  const limit = caller.apiKey.scope !== "chat" ? dependencies.settings.adminKeyRequestsPerMinute : dependencies.settings.keyRequestsPerMinute;
   const decision = await dependencies.rateLimiter.hit(`key:${caller.apiKey.id}`, limit, 60_000);
   const status: RateLimitStatus = {
     limit,

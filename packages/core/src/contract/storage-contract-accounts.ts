@@ -49,6 +49,15 @@ export function registerAccountTests(context: ContractContext, test: RegisterTes
       // A different address is still accepted afterwards.
       await expect(storage().createUser({ ...second, email: "grace@example.com" })).resolves.toMatchObject({ id: second.id });
     });
+
+    test("listUsers returns every user oldest first", async () => {
+      expect(await storage().listUsers()).toEqual([]);
+      await storage().ensurePlan({ name: "free", monthlyMessages: 1000 });
+      const user = (id: string, email: string, createdAt: number) => ({ id, email, planName: "free", monthlyMessagesOverride: null, createdAt });
+      const [late, early, tie] = [user(uuidOf(3), "c@example.com", START + 5), user(uuidOf(2), "b@example.com", START), user(uuidOf(1), "a@example.com", START)];
+      for (const each of [late, early, tie]) await storage().createUser(each);
+      expect(await storage().listUsers()).toEqual([tie, early, late]);
+    });
   });
 
   describe("API keys", () => {

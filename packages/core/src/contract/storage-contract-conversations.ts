@@ -28,9 +28,9 @@ export function registerConversationTests(context: ContractContext, test: Regist
       const result = expectAccepted(await storage().acceptUserMessage(input));
       const conversation = {
         id: input.newConversationId, chatbotId: chatbot.id, sessionId: "session-1", humanTakeover: false,
-        needsAttention: false, messageCount: 1, createdAt: START + 50, updatedAt: START + 50,
+        needsAttention: false, attentionReason: null, messageCount: 1, createdAt: START + 50, updatedAt: START + 50,
       };
-      const message = { id: input.messageId, conversationId: conversation.id, role: "user", author: "end_user", content: "Where is my order?", createdAt: START + 50, sources: [] };
+      const message = { id: input.messageId, conversationId: conversation.id, role: "user", author: "end_user", content: "Where is my order?", agentName: null, createdAt: START + 50, sources: [] };
       expect(result).toMatchObject({ conversation, conversationCreated: true, message, history: [], used: 1 });
       expect(result.events.map((event) => [event.id, event.type])).toEqual([
         [input.eventIds[0], "conversation.started"],

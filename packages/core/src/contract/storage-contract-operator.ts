@@ -36,7 +36,7 @@ export function registerOperatorTests(context: ContractContext, test: RegisterTe
       const fallback = await reply(chatbot, conversation.id, START + 11, true, "Sorry.");
       expect(fallback.events.map((event) => event.type)).toEqual(["message.sent"]);
       expect(await storage().getConversation(conversation.id)).toEqual({
-        ...conversation, needsAttention: true, messageCount: 2, updatedAt: START + 11, lastMessage: fallback.message,
+        ...conversation, needsAttention: true, attentionReason: "fallback", messageCount: 2, updatedAt: START + 11, lastMessage: fallback.message,
       });
       await reply(chatbot, conversation.id, START + 12);
       expect(await storage().getConversation(conversation.id)).toMatchObject({ needsAttention: false, messageCount: 3, updatedAt: START + 12 });

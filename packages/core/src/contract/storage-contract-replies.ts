@@ -17,7 +17,7 @@ export function registerReplyTests(context: ContractContext, test: RegisterTest)
       const conversationId = question.conversation.id;
       const replyId = context.nextId();
       const reply = await storage().appendAssistantMessage({ id: replyId, conversationId, content: "It ships today.", author: "model", at: START + 2, needsAttention: false, events: () => [] }).then((stored) => stored.message);
-      expect(reply).toEqual({ id: replyId, conversationId, role: "assistant", author: "model", content: "It ships today.", createdAt: START + 2, sources: [] });
+      expect(reply).toEqual({ id: replyId, conversationId, role: "assistant", author: "model", content: "It ships today.", agentName: null, createdAt: START + 2, sources: [] });
       const agentReply = await storage().appendAssistantMessage({ id: context.nextId(), conversationId, content: "Agent here.", author: "agent", at: START + 3, needsAttention: false, events: () => [] }).then((stored) => stored.message);
       expect(await storage().listMessages(conversationId)).toEqual([question.message, reply, agentReply]);
       expect(await storage().listMessages(uuidOf(999))).toEqual([]);
@@ -60,7 +60,7 @@ export function registerReplyTests(context: ContractContext, test: RegisterTest)
       });
       const conversation = {
         id: newConversationId, chatbotId: chatbot.id, sessionId: "visitor-7", humanTakeover: true,
-        needsAttention: false, messageCount: 0, createdAt: START + 9, updatedAt: START + 9,
+        needsAttention: false, attentionReason: null, messageCount: 0, createdAt: START + 9, updatedAt: START + 9,
       };
       expect(seen).toEqual([{ created: true, changed: true }]);
       expect(result).toMatchObject({ conversation, created: true, changed: true });

@@ -6,6 +6,7 @@ import { registerQuotaTests } from "./storage-contract-quota.js";
 import { registerReplyTests } from "./storage-contract-replies.js";
 import { registerWebhookTests } from "./storage-contract-webhooks.js";
 import { registerOperatorTests } from "./storage-contract-operator.js";
+import { registerAgentTests } from "./storage-contract-agents.js";
 import { uuidOf, type ContractContext, type RegisterTest } from "./storage-contract-fixtures.js";
 import { skipper, type SkippedCase } from "./skip.js";
 
@@ -16,6 +17,7 @@ export const STORAGE_CASES = [
   "ensurePlan creates a missing plan but never overwrites an existing one",
   "createUser stores a user that getUser returns unchanged",
   "createUser refuses an email already taken, whatever its case, with conflict",
+  "listUsers returns every user oldest first",
   "findApiKeyByHash returns the key with its user, or null for an unknown hash",
   "revokeApiKey marks the key revoked, is idempotent, and findApiKeyByHash still returns it",
   "revokeApiKey returns null for an unknown key",
@@ -65,6 +67,11 @@ export const STORAGE_CASES = [
   "getUsageBreakdown counts the owner's user messages in the range, per chatbot and per UTC day",
   "claimIngestion leases the oldest queued ingestion, then one whose lease ended, and never a live one",
   "updateIngestion records progress and the end of the current run, and ignores a run that was taken over",
+  "an agent's reply keeps the agent's name; the model's and visitors' messages have none",
+  "attention keeps its reason: fallback, provider_failed, and none once answered",
+  "read state is per key, counts visitor messages after the last read one, and never moves back",
+  "listConversations with unreadFor lists only those with visitor messages that key has not read",
+  "a takeover change is kept on the timeline with who and when; setting the same flag adds nothing",
   "claimIngestion shares the runners between users: perUser live leases at most, the user served longest ago first",
 ] as const;
 
@@ -112,5 +119,6 @@ export function runStorageContract(options: StorageContractOptions): void {
     registerReplyTests(context, test);
     registerWebhookTests(context, test);
     registerOperatorTests(context, test);
+    registerAgentTests(context, test);
   });
 }

@@ -10,11 +10,23 @@ export interface Conversation {
    * message, or the provider failed. Cleared when an agent replies or the model answers.
    */
   needsAttention: boolean;
+  /** Why it needs an agent: the latest reply is the fallback, or the provider failed; null when it does not. */
+  attentionReason: AttentionReason | null;
   /** Stored messages, user and assistant. */
   messageCount: number;
   createdAt: number;
   /** Last activity: the latest message or takeover change (the creation at first). */
   updatedAt: number;
+}
+
+/** Why a conversation needs an agent (docs/design.md §16). */
+export type AttentionReason = "fallback" | "provider_failed";
+
+/** A takeover started or ended, by whom (the key's name; null from the CLI) and when. */
+export interface ConversationEvent {
+  type: "takeover_started" | "takeover_ended";
+  by: string | null;
+  at: number;
 }
 
 /** A conversation with its latest message, as lists show it. */
@@ -49,6 +61,8 @@ export interface Message {
   role: MessageRole;
   author: MessageAuthor;
   content: string;
+  /** The name of the agent's key for an agent's reply; null for the model and visitors. */
+  agentName: string | null;
   createdAt: number;
   /** The documents a model reply's context came from; `[]` for every other message and when no context was used. */
   sources: MessageSource[];

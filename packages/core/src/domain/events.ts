@@ -32,12 +32,14 @@ export const EVENT_PAYLOAD_SCHEMAS = {
   /** Every stored assistant message, the model's or an agent's. */
   "message.sent": {
     type: "object",
-    required: ["message_id", "conversation_id", "chatbot_id", "session_id", "role", "author", "content", "created_at"],
+    required: ["message_id", "conversation_id", "chatbot_id", "session_id", "role", "author", "agent_name", "content", "created_at"],
     properties: {
       message_id: uuid,
       ...where,
       role: { type: "string", const: "assistant" },
       author: { type: "string", enum: ["model", "agent"] },
+      /** The replying agent's key name; null for the model (docs/design.md §16). */
+      agent_name: { oneOf: [{ type: "string" }, { type: "null" }] },
       content: { type: "string" },
       created_at: timestamp,
     },

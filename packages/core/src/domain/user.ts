@@ -15,11 +15,14 @@ export interface User {
   createdAt: number;
 }
 
-/** What a key may do: `chat` the three routes of the spec, `admin` those and the operator API too. */
-export type ApiKeyScope = "chat" | "admin";
+/**
+ * What a key may do: `chat` the three routes of the spec, `admin` those and the operator API
+ * too, `agent` the conversations of the operator API only (a person who answers visitors).
+ */
+export type ApiKeyScope = "chat" | "admin" | "agent";
 
 /** The scopes, for validation. */
-export const API_KEY_SCOPES: readonly ApiKeyScope[] = ["chat", "admin"];
+export const API_KEY_SCOPES: readonly ApiKeyScope[] = ["chat", "admin", "agent"];
 
 /** An API key as stored: never the key itself, only its SHA-256 hash. */
 export interface ApiKey {

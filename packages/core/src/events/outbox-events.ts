@@ -56,6 +56,7 @@ export function messageSent(id: string, ownerId: string, conversation: Conversat
       session_id: conversation.sessionId,
       role: "assistant",
       author: message.author === "agent" ? "agent" : "model",
+      agent_name: message.agentName,
       content: message.content,
       created_at: formatTimestamp(message.createdAt),
     },

@@ -1,10 +1,11 @@
 import type { Chatbot } from "../domain/chatbot.js";
-import type { Conversation, ConversationSummary, Message } from "../domain/conversation.js";
+import type { Conversation, ConversationEvent, ConversationSummary, Message } from "../domain/conversation.js";
 import type { OutboxEvent } from "../domain/events.js";
 import type { ApiKey, Plan, User } from "../domain/user.js";
 import { conflict } from "../errors.js";
 import type { AcceptUserMessage, AcceptUserMessageResult, SetHumanTakeover, Storage } from "../ports/storage.js";
 import type { ConversationFilter } from "../ports/storage-operator.js";
+import { createMemoryAgentStore } from "./memory-agent-store.js";
 import { createMemoryOperatorStore } from "./memory-operator-store.js";
 import { createMemoryWebhookStore } from "./memory-webhook-store.js";
 
@@ -26,6 +27,8 @@ export function createMemoryStorage(): Storage {
   const outbox: OutboxEvent[] = [];
   const webhooks = createMemoryWebhookStore(outbox);
   const operator = createMemoryOperatorStore({ outbox, messages, conversations, chatbots });
+  const timelines = new Map<string, ConversationEvent[]>();
+  const { unreadOf, ...agents } = createMemoryAgentStore({ messages, conversations, timelines });
 
   const copy = <T>(value: T): T => structuredClone(value);
   const conversationKey = (chatbotId: string, sessionId: string) => `${chatbotId}\u0000${sessionId}`;
@@ -40,6 +43,7 @@ export function createMemoryStorage(): Storage {
     if (filter.status === "bot" && conversation.humanTakeover) return false;
     if (filter.status === "human" && !conversation.humanTakeover) return false;
     if (filter.status === "attention" && !conversation.needsAttention) return false;
+    if (filter.unreadFor !== undefined && unreadOf(filter.unreadFor, conversation.id) === 0) return false;
     const { after } = filter;
     return after === undefined || conversation.updatedAt < after.at || (conversation.updatedAt === after.at && conversation.id > after.id);
   };
@@ -72,6 +76,10 @@ export function createMemoryStorage(): Storage {
     async getUser(id) {
       const user = users.get(id);
       return user ? copy(user) : null;
+    },
+
+    async listUsers() {
+      return [...users.values()].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)).map(copy);
     },
 
     async createApiKey(key) {
@@ -143,6 +151,7 @@ export function createMemoryStorage(): Storage {
           sessionId: input.sessionId,
           humanTakeover: false,
           needsAttention: false,
+          attentionReason: null,
           messageCount: 0,
           createdAt: input.at,
         }),
@@ -155,6 +164,7 @@ export function createMemoryStorage(): Storage {
         role: "user",
         author: "end_user",
         content: input.content,
+        agentName: null,
         createdAt: input.at,
         sources: [],
       };
@@ -187,10 +197,17 @@ export function createMemoryStorage(): Storage {
         role: "assistant",
         author: input.author,
         content: input.content,
+        agentName: input.author === "agent" ? (input.agentName ?? null) : null,
         createdAt: input.at,
         sources: (input.sources ?? []).map((source) => ({ ...source })),
       };
-      const conversation = { ...stored, messageCount: stored.messageCount + 1, updatedAt: input.at, needsAttention: input.needsAttention };
+      const conversation: Conversation = {
+        ...stored,
+        messageCount: stored.messageCount + 1,
+        updatedAt: input.at,
+        needsAttention: input.needsAttention,
+        attentionReason: input.needsAttention ? "fallback" : null,
+      };
       const events = input.events(copy(conversation), copy(message));
       Object.assign(stored, conversation);
       messages.push(message);
@@ -199,7 +216,7 @@ export function createMemoryStorage(): Storage {
     },
     async markNeedsAttention(conversationId, at) {
       const conversation = conversations.get(conversationId);
-      if (conversation) Object.assign(conversation, { needsAttention: true, updatedAt: Math.max(conversation.updatedAt, at) });
+      if (conversation) Object.assign(conversation, { needsAttention: true, attentionReason: "provider_failed", updatedAt: Math.max(conversation.updatedAt, at) });
     },
 
     async findConversation(chatbotId, sessionId) {
@@ -229,6 +246,7 @@ export function createMemoryStorage(): Storage {
             sessionId: input.sessionId,
             humanTakeover: input.humanTakeover,
             needsAttention: false,
+            attentionReason: null,
             messageCount: 0,
             createdAt: input.at,
             updatedAt: input.at,
@@ -240,6 +258,11 @@ export function createMemoryStorage(): Storage {
         conversationsByKey.set(key, conversation);
       }
       outbox.push(...events.map(copy));
+      if (changed) {
+        const timeline = timelines.get(conversation.id) ?? [];
+        timeline.push({ type: input.humanTakeover ? "takeover_started" : "takeover_ended", by: input.by ?? null, at: input.at });
+        timelines.set(conversation.id, timeline);
+      }
       return { conversation: copy(conversation), created: !existing, changed, events: events.map(copy) };
     },
     async listMessages(conversationId) {
@@ -256,6 +279,7 @@ export function createMemoryStorage(): Storage {
     },
 
     ...operator,
+    ...agents,
     ...webhooks,
 
     async close() {},

@@ -2,27 +2,34 @@ import type { Caller } from "../domain/user.js";
 import type { Dependencies } from "../dependencies.js";
 import type { KnowledgeRequest } from "../ports/knowledge-sources.js";
 import type { ChatbotSettingsInput, CreateChatbotInput } from "../admin/chatbot-admin.js";
-import { requireAdminScope } from "../auth/authenticate.js";
+import { requireAdminScope, requireAgentScope } from "../auth/authenticate.js";
 import * as accounts from "./operator-accounts.js";
 import * as chatbots from "./operator-chatbots.js";
 import * as conversations from "./operator-conversations.js";
+import type { ConversationQuery } from "./operator-conversations.js";
 import type { PageRequest } from "./pages.js";
 
 /**
  * The operator API of docs/design.md §9 as library calls: each takes the caller (an admin-scoped
- * key's) and acts only on that user's chatbots, conversations, keys and webhooks; another
- * user's resource is `not_found`, as a missing one is. The HTTP routes are thin doors onto these.
+ * key's, or an agent key's for the conversations) and acts only on that user's chatbots,
+ * conversations, keys and webhooks; another user's resource is `not_found`, as a missing one
+ * is. The HTTP routes are thin doors onto these.
  */
 export function createOperator(dependencies: Dependencies) {
-  /** Runs an operation for an admin-scoped caller; `forbidden` for a chat key. */
-  const admin =
+  /** An operation behind a scope rule: the rule runs first, and refuses with `forbidden`. */
+  const scoped =
+    (rule: (caller: Caller) => void) =>
     <Args extends unknown[], Result>(operation: (dependencies: Dependencies, caller: Caller, ...args: Args) => Promise<Result>) =>
     (caller: Caller, ...args: Args): Promise<Result> => {
-      requireAdminScope(caller);
+      rule(caller);
       return operation(dependencies, caller, ...args);
     };
+  /** For admin keys only: managing chatbots, knowledge, keys, webhooks, usage. */
+  const admin = scoped(requireAdminScope);
+  /** For admin and agent keys (docs/design.md §16): naming the chatbots, and answering conversations. */
+  const agent = scoped(requireAgentScope);
   return {
-    listChatbots: admin((d, c, page: PageRequest = {}) => chatbots.listChatbots(d, c, page)),
+    listChatbots: agent((d, c, page: PageRequest = {}) => chatbots.listChatbots(d, c, page)),
     createChatbot: admin((d, c, input: Omit<CreateChatbotInput, "userId">) => chatbots.createOwnChatbot(d, c, input)),
     getChatbot: admin(chatbots.getChatbot),
     updateChatbot: admin((d, c, chatbotId: string, input: ChatbotSettingsInput) => chatbots.updateChatbot(d, c, chatbotId, input)),
@@ -32,11 +39,12 @@ export function createOperator(dependencies: Dependencies) {
     getIngestion: admin(chatbots.getIngestion),
     deleteDocument: admin(chatbots.removeDocument),
     search: admin((d, c, chatbotId: string, input: { query: string; limit?: number }) => chatbots.searchKnowledge(d, c, chatbotId, input)),
-    listConversations: admin((d, c, query: PageRequest & { chatbot_id?: unknown; status?: unknown } = {}) => conversations.listConversations(d, c, query)),
-    getConversation: admin((d, c, conversationId: string, query: { after?: unknown } = {}) => conversations.getConversation(d, c, conversationId, query)),
-    startTakeover: admin((d, c, conversationId: string) => conversations.setTakeover(d, c, conversationId, true)),
-    endTakeover: admin((d, c, conversationId: string) => conversations.setTakeover(d, c, conversationId, false)),
-    reply: admin((d, c, conversationId: string, input: { content: string }) => conversations.replyToConversation(d, c, conversationId, input)),
+    listConversations: agent((d, c, query: ConversationQuery = {}) => conversations.listConversations(d, c, query)),
+    getConversation: agent((d, c, conversationId: string, query: { after?: unknown } = {}) => conversations.getConversation(d, c, conversationId, query)),
+    startTakeover: agent((d, c, conversationId: string) => conversations.setTakeover(d, c, conversationId, true)),
+    endTakeover: agent((d, c, conversationId: string) => conversations.setTakeover(d, c, conversationId, false)),
+    reply: agent((d, c, conversationId: string, input: { content: string }) => conversations.replyToConversation(d, c, conversationId, input)),
+    markRead: agent((d, c, conversationId: string, input: { up_to: string }) => conversations.markRead(d, c, conversationId, input)),
     listKeys: admin((d, c, page: PageRequest = {}) => accounts.listKeys(d, c, page)),
     createKey: admin((d, c, input: { name?: string; scope?: string } = {}) => accounts.issueKey(d, c, input)),
     revokeKey: admin(accounts.revokeKey),

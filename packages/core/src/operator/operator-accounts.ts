@@ -11,13 +11,13 @@ import { toDeliveryView, toKeyView, toWebhookView } from "./views.js";
 
 /** The caller's keys (revoked ones too), newest first; never a secret. */
 export async function listKeys(dependencies: Dependencies, caller: Caller, page: PageRequest) {
-  return pageOfAll("keys", await dependencies.storage.listApiKeys(caller.user.id), page, toKeyView);
+  return pageOfAll("keys", await dependencies.storage.listApiKeys(caller.user.id), page, (key) => toKeyView(key, caller.apiKey.id));
 }
 
 /** Issues a key for the caller; the key itself is in this answer only. */
 export async function issueKey(dependencies: Dependencies, caller: Caller, input: { name?: string; scope?: string }) {
   const { apiKey, key } = await createApiKey(dependencies, { userId: caller.user.id, name: input.name, scope: input.scope });
-  return { ...toKeyView(apiKey), key };
+  return { ...toKeyView(apiKey, caller.apiKey.id), key };
 }
 
 /** Revokes one of the caller's keys at once (the caller's own included). */

@@ -1,6 +1,6 @@
 // The operator API's views (docs/design.md §9): what each route answers, in its wire form.
 import type { Chatbot } from "../domain/chatbot.js";
-import type { ConversationSummary, Message, MessageSource } from "../domain/conversation.js";
+import type { ConversationEvent, ConversationSummary, Message, MessageSource } from "../domain/conversation.js";
 import type { IndexedDocument, Ingestion } from "../domain/ingestion.js";
 import type { ApiKey } from "../domain/user.js";
 import type { WebhookDelivery, WebhookSubscription } from "../domain/webhook.js";
@@ -19,11 +19,12 @@ export function authorOf(message: Message): "user" | "model" | "agent" {
   return message.author === "end_user" ? "user" : message.author;
 }
 
-/** A message: who wrote it, what, when, and for a model reply the documents its context came from. */
+/** A message: who wrote it (an agent's reply with the agent's name), what, when, and for a model reply the documents its context came from. */
 export function toMessageView(message: Message) {
   return {
     id: message.id,
     author: authorOf(message),
+    agent_name: message.agentName,
     content: message.content,
     created_at: formatTimestamp(message.createdAt),
     sources: message.sources.map(toSourceView),
@@ -35,8 +36,14 @@ export function toSourceView(source: MessageSource) {
   return { document_id: source.documentId, title: source.title, source: source.source, page: source.page };
 }
 
-/** A conversation as lists show it, with its latest message cut to 200 characters. */
-export function toConversationView(conversation: ConversationSummary) {
+/** What a conversation view shows for the calling key (docs/design.md §16): its unread count and the takeover timeline. */
+export interface ConversationTeamFacts {
+  unreadCount: number;
+  events: ConversationEvent[];
+}
+
+/** A conversation as lists show it, with its latest message cut to 200 characters, and what the calling key has not read. */
+export function toConversationView(conversation: ConversationSummary, team: ConversationTeamFacts) {
   const last = conversation.lastMessage;
   return {
     id: conversation.id,
@@ -44,8 +51,16 @@ export function toConversationView(conversation: ConversationSummary) {
     session_id: conversation.sessionId,
     human_takeover: conversation.humanTakeover,
     needs_attention: conversation.needsAttention,
+    attention_reason: conversation.attentionReason,
     message_count: conversation.messageCount,
-    last_message: last && { author: authorOf(last), content: [...last.content].slice(0, 200).join(""), created_at: formatTimestamp(last.createdAt) },
+    unread_count: team.unreadCount,
+    last_message: last && {
+      author: authorOf(last),
+      agent_name: last.agentName,
+      content: [...last.content].slice(0, 200).join(""),
+      created_at: formatTimestamp(last.createdAt),
+    },
+    events: team.events.map((event) => ({ type: event.type, by: event.by, at: formatTimestamp(event.at) })),
     created_at: formatTimestamp(conversation.createdAt),
     updated_at: formatTimestamp(conversation.updatedAt),
   };
@@ -80,9 +95,17 @@ export function toIngestionView(ingestion: Ingestion) {
   };
 }
 
-/** A key, never its secret. */
-export function toKeyView(key: ApiKey) {
-  return { id: key.id, name: key.name, scope: key.scope, created_at: formatTimestamp(key.createdAt), last_used_at: time(key.lastUsedAt), revoked_at: time(key.revokedAt) };
+/** A key, never its secret; `current` is true for the key making the call (revoking it signs the caller out). */
+export function toKeyView(key: ApiKey, callerKeyId: string) {
+  return {
+    id: key.id,
+    name: key.name,
+    scope: key.scope,
+    current: key.id === callerKeyId,
+    created_at: formatTimestamp(key.createdAt),
+    last_used_at: time(key.lastUsedAt),
+    revoked_at: time(key.revokedAt),
+  };
 }
 
 /** A webhook subscription, never its secret. */

@@ -16,6 +16,8 @@ export interface ConversationFilter {
   chatbotId?: string;
   /** `bot`: the chatbot answers; `human`: an agent has it; `attention`: it needs one. */
   status?: "bot" | "human" | "attention";
+  /** Only conversations with visitor messages this key (an API key id) has not read. */
+  unreadFor?: string;
   limit: number;
   /** Only conversations after this position (by `updatedAt` desc, then id). */
   after?: ListPosition;
@@ -27,9 +29,11 @@ export interface AppendAssistantMessage {
   conversationId: string;
   content: string;
   author: "model" | "agent";
+  /** The agent's key name, for an agent's reply (absent or null for the model's). */
+  agentName?: string | null;
   /** The documents a model reply's context came from, stored with it; default `[]`. */
   sources?: MessageSource[];
-  /** The reply is the fallback message: the conversation needs an agent. */
+  /** The reply is the fallback message: the conversation needs an agent (reason `fallback`). */
   needsAttention: boolean;
   /** Builds the outbox events of the stored message (`message.sent`), in the same step. */
   events: (conversation: Conversation, message: Message) => OutboxEvent[];

@@ -1,5 +1,6 @@
 import type { Chatbot } from "../domain/chatbot.js";
-import type { Conversation, ConversationSummary, Message } from "../domain/conversation.js";
+import type { Conversation, ConversationEvent, ConversationSummary, Message } from "../domain/conversation.js";
+import type { MarkConversationRead } from "./storage-agents.js";
 import type { OutboxEvent } from "../domain/events.js";
 import type { Ingestion } from "../domain/ingestion.js";
 import type { ApiKey, Plan, User } from "../domain/user.js";
@@ -70,6 +71,8 @@ export interface SetHumanTakeover {
   chatbotId: string;
   sessionId: string;
   humanTakeover: boolean;
+  /** Who changes it (the key's name; null or absent from the CLI), kept on the timeline when the flag changes. */
+  by?: string | null;
   newConversationId: string;
   /**
    * Builds the step's events from what it decided: `conversation.started` when it created the
@@ -97,6 +100,8 @@ export interface Storage {
   createUser(user: User): Promise<User>;
   /** The user with that id, or null. */
   getUser(id: string): Promise<User | null>;
+  /** Every user, oldest first (ties by id ascending): for the operator of the deployment (the CLI). */
+  listUsers(): Promise<User[]>;
 
   /** Stores a new API key (its hash only). */
   createApiKey(key: ApiKey): Promise<ApiKey>;
@@ -138,7 +143,7 @@ export interface Storage {
    * as one step: the conversation's activity, count and `needsAttention` change with it.
    */
   appendAssistantMessage(input: AppendAssistantMessage): Promise<{ message: Message; events: OutboxEvent[] }>;
-  /** Marks a conversation as needing an agent (the provider failed on its latest message). */
+  /** Marks a conversation as needing an agent, reason `provider_failed` (the provider failed on its latest message). */
   markNeedsAttention(conversationId: string, at: number): Promise<void>;
 
   /** The conversation of (chatbotId, sessionId), or null. */
@@ -147,7 +152,10 @@ export interface Storage {
   getConversation(id: string): Promise<ConversationSummary | null>;
   /** The owner's conversations, newest activity first (ties by id ascending), at most `limit`. */
   listConversations(filter: ConversationFilter): Promise<ConversationSummary[]>;
-  /** Starts or ends a takeover, creating the conversation (with its events) when needed. */
+  /**
+   * Starts or ends a takeover, creating the conversation (with its events) when needed; a change
+   * of the flag is kept on the conversation's timeline with `by` and `at`.
+   */
   setHumanTakeover(input: SetHumanTakeover): Promise<{ conversation: Conversation; created: boolean; changed: boolean; events: OutboxEvent[] }>;
   /** Every message of a conversation in the order stored (oldest first, also when times are equal); [] when unknown. */
   listMessages(conversationId: string): Promise<Message[]>;
@@ -156,6 +164,17 @@ export interface Storage {
    * first; null when that message is not one of the conversation's.
    */
   listMessagesAfter(conversationId: string, afterMessageId: string): Promise<Message[] | null>;
+
+  /**
+   * Marks the message `upToMessageId` and every earlier message of the conversation read for the
+   * key; read state never moves back (an earlier message changes nothing). False when that
+   * message is not one of the conversation's.
+   */
+  markConversationRead(input: MarkConversationRead): Promise<boolean>;
+  /** Per conversation id: its visitor messages stored after the key's last read one (all of them when it read none). */
+  countUnread(apiKeyId: string, conversationIds: readonly string[]): Promise<Record<string, number>>;
+  /** Per conversation id: its takeover timeline, oldest first ([] when none). */
+  listConversationEvents(conversationIds: readonly string[]): Promise<Record<string, ConversationEvent[]>>;
 
   /** The oldest `limit` outbox events, in the order they were written. */
   listOutboxEvents(options: { limit: number }): Promise<OutboxEvent[]>;
@@ -247,6 +266,9 @@ export type OperatorStorage = Pick<
   | "claimIngestion"
   | "updateIngestion"
 >;
+
+/** The team part of the Storage port: read state per key and the takeover timeline. */
+export type AgentStorage = Pick<Storage, "markConversationRead" | "countUnread" | "listConversationEvents">;
 
 /** The webhook part of the Storage port: subscriptions and their deliveries. */
 export type WebhookStorage = Pick<

@@ -224,5 +224,47 @@ const uploads: PostgresMigration = {
   },
 };
 
+/**
+ * A team of agents (docs/design.md §16): the `agent` key scope, the agent's name on a reply,
+ * why a conversation needs attention (existing rows by the rule of SQLite's migration 5: an
+ * unanswered visitor message while the chatbot had it is a provider failure, else the
+ * fallback), read state per key, and the takeover timeline. SQLite's migration 11.
+ */
+const agents: PostgresMigration = {
+  version: 5,
+  name: "agents",
+  async up(client) {
+    await client.query(`
+      ALTER TABLE api_keys DROP CONSTRAINT api_keys_scope_check;
+      ALTER TABLE api_keys ADD CONSTRAINT api_keys_scope_check CHECK (scope IN ('chat', 'admin', 'agent'));
+      ALTER TABLE messages ADD COLUMN agent_name TEXT;
+      ALTER TABLE conversations ADD COLUMN attention_reason TEXT CHECK (attention_reason IN ('fallback', 'provider_failed'));
+      UPDATE conversations SET attention_reason = CASE
+          WHEN NOT human_takeover AND (SELECT role FROM messages WHERE messages.conversation_id = conversations.id ORDER BY seq DESC LIMIT 1) = 'user'
+            THEN 'provider_failed'
+          ELSE 'fallback'
+        END
+        WHERE needs_attention;
+      -- The last message a key has read in a conversation, by its seq (the insertion order).
+      -- api_key_id has no foreign key, as in SQLite (where it keeps a rebuild of api_keys possible).
+      CREATE TABLE conversation_reads (
+        api_key_id TEXT NOT NULL,
+        conversation_id TEXT NOT NULL REFERENCES conversations (id),
+        last_read_seq BIGINT NOT NULL,
+        read_at BIGINT NOT NULL,
+        PRIMARY KEY (api_key_id, conversation_id)
+      );
+      CREATE TABLE conversation_events (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        conversation_id TEXT NOT NULL REFERENCES conversations (id),
+        type TEXT NOT NULL CHECK (type IN ('takeover_started', 'takeover_ended')),
+        by_name TEXT,
+        at BIGINT NOT NULL
+      );
+      CREATE INDEX conversation_events_by_conversation ON conversation_events (conversation_id, seq);
+    `);
+  },
+};
+
 /** The storage track, in order. Append only. */
-export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage, messageSources, ingestionShares, uploads];
+export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage, messageSources, ingestionShares, uploads, agents];

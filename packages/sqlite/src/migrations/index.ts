@@ -9,9 +9,19 @@ import { publicWebhooksSchema } from "./007-public-webhooks.js";
 import { messageSourcesSchema } from "./008-message-sources.js";
 import { ingestionSharesSchema } from "./009-ingestion-shares.js";
 import { uploadsSchema } from "./010-uploads.js";
+import { agentsSchema } from "./011-agents.js";
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
-  storageSchema, searchSchema, webhooksSchema, ftsAutomerge, operatorSchema, searchDocumentsSchema, publicWebhooksSchema, messageSourcesSchema, ingestionSharesSchema,
+  storageSchema,
+  searchSchema,
+  webhooksSchema,
+  ftsAutomerge,
+  operatorSchema,
+  searchDocumentsSchema,
+  publicWebhooksSchema,
+  messageSourcesSchema,
+  ingestionSharesSchema,
   uploadsSchema,
+  agentsSchema,
 ];
