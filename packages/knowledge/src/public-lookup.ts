@@ -14,7 +14,9 @@ export class NonPublicAddressError extends Error {
     readonly host: string,
     readonly address: string,
   ) {
-    super(host === address ? `${address} is not a public address` : `${host} resolves to ${address}, which is not a public address`);
+    // The setting that allows it is named, so whoever runs the server knows the way out.
+    const refusal = host === address ? `${address} is not a public address` : `${host} resolves to ${address}, which is not a public address`;
+    super(`${refusal} (PARLEY_ALLOW_PRIVATE_URLS=true allows it)`);
     this.name = "NonPublicAddressError";
   }
 }

@@ -213,14 +213,14 @@ describe("non-public addresses", () => {
     ] as const) {
       // URLs are normalised as WHATWG parses them: [::ffff:127.0.0.1] becomes [::ffff:7f00:1].
       const normalised = new URL(target).href;
-      expect(await refusal(target)).toEqual([{ source: normalised, error: `Refused to fetch ${normalised}: ${address} is not a public address.` }]);
+      expect(await refusal(target)).toEqual([{ source: normalised, error: `Refused to fetch ${normalised}: ${address} is not a public address (PARLEY_ALLOW_PRIVATE_URLS=true allows it).` }]);
     }
   });
 
   it("refuses a name that resolves to loopback, before fetching even robots.txt", async () => {
     const before = site.requests.length;
     const target = `http://kettle.test:${site.port}/about`;
-    expect(await refusal(target)).toEqual([{ source: target, error: `Refused to fetch ${target}: kettle.test resolves to 127.0.0.1, which is not a public address.` }]);
+    expect(await refusal(target)).toEqual([{ source: target, error: `Refused to fetch ${target}: kettle.test resolves to 127.0.0.1, which is not a public address (PARLEY_ALLOW_PRIVATE_URLS=true allows it).` }]);
     expect(site.requests.length).toBe(before);
   });
 
@@ -231,7 +231,7 @@ describe("non-public addresses", () => {
       const target = `${redirecting.origin}/go`;
       const items = await refusal(target, { isPublicAddress: (address) => address === "127.0.0.1" });
       expect(items).toEqual([
-        { source: target, error: `Refused to fetch http://loopback.test:${site.port}/about: loopback.test resolves to 127.0.0.2, which is not a public address.` },
+        { source: target, error: `Refused to fetch http://loopback.test:${site.port}/about: loopback.test resolves to 127.0.0.2, which is not a public address (PARLEY_ALLOW_PRIVATE_URLS=true allows it).` },
       ]);
       expect(redirecting.requests.map((request) => request.path)).toEqual(["/robots.txt", "/go"]);
     } finally {

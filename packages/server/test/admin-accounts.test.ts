@@ -19,6 +19,7 @@ describe("operator API: keys", () => {
       id: expect.stringMatching(UUID),
       name: "mobile app",
       scope: "chat",
+      current: false,
       created_at: expect.stringMatching(TIME),
       last_used_at: null,
       revoked_at: null,
@@ -36,7 +37,9 @@ describe("operator API: keys", () => {
     expect(listed.json.next_cursor).toBeNull();
     expect(listed.json.data.map((key: { name: string }) => key.name)).toEqual(["default", "mobile app", "widget", "operator"]);
     expect(listed.json.data[1]).toEqual({ ...created.json, key: undefined, last_used_at: expect.stringMatching(TIME) });
-    expect(Object.keys(listed.json.data[1]).sort()).toEqual(["created_at", "id", "last_used_at", "name", "revoked_at", "scope"]);
+    expect(Object.keys(listed.json.data[1]).sort()).toEqual(["created_at", "current", "id", "last_used_at", "name", "revoked_at", "scope"]);
+    // Only the key making the call is marked current: the one a console would lock itself out with.
+    expect(listed.json.data.filter((key: { current: boolean }) => key.current).map((key: { name: string }) => key.name)).toEqual(["operator"]);
 
     const revoked = await api(alice.adminKey, "DELETE", `/v1/admin/keys/${created.json.id as string}`);
     expect(revoked.status).toBe(204);

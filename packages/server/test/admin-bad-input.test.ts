@@ -46,7 +46,7 @@ describe("bad input on the operator API: a clear detail, never a 500, nothing ha
     await refused("POST", `/v1/admin/conversations/${conversationId}/messages`, { content: 7 }, 422, "content: must be a string");
     await refused("POST", `/v1/admin/conversations/${conversationId}/messages`, {}, 422, "content: is required");
     await refused("POST", `/v1/admin/conversations/${conversationId}/messages`, { content: "   " }, 422, "content: must be a non-empty string");
-    await refused("POST", "/v1/admin/keys", { scope: "root" }, 422, "scope: must be one of chat, admin");
+    await refused("POST", "/v1/admin/keys", { scope: "root" }, 422, "scope: must be one of chat, admin, agent");
     await refused("POST", "/v1/admin/keys", { name: 3 }, 422, "name: must be a string");
     await refused("POST", "/v1/admin/webhooks", { url: "ftp://example.com/hook" }, 422, expect.stringMatching(/^url: /) as unknown as string);
     await refused("POST", "/v1/admin/webhooks", { url: "https://example.com/hook", events: "message.sent" }, 422, "events: must be an array");

@@ -29,6 +29,7 @@ function adminRoutes(botId: string, id: string): [string, string][] {
     ["POST", `/v1/admin/conversations/${id}/takeover`],
     ["DELETE", `/v1/admin/conversations/${id}/takeover`],
     ["POST", `/v1/admin/conversations/${id}/messages`],
+    ["POST", `/v1/admin/conversations/${id}/read`],
     ["GET", "/v1/admin/events"],
     ["GET", "/v1/admin/keys"],
     ["POST", "/v1/admin/keys"],

@@ -35,7 +35,7 @@ describe("docs/api.md", () => {
         }
       }
     }
-    expect(texts.size).toBe(8);
+    expect(texts.size).toBe(9);
     for (const text of texts) expect(guide, `docs/api.md quotes "${text}"`).toContain(text);
   });
 });

@@ -65,6 +65,7 @@ describe("the human handoff, end to end over HTTP", () => {
       session_id: "visitor-42",
       role: "assistant",
       author: "agent",
+      agent_name: "operator",
       content: "I am Dana from support: your parcel is with the courier, it arrives tomorrow.",
       created_at: reply.json.created_at,
     });

@@ -58,7 +58,7 @@ describe("parley ingest with files and URLs", () => {
     expect(allowed.stderr).toBe("");
     const refused = await run(["ingest", "--bot", bot, `${site.origin}/`]);
     expect(refused.code).toBe(1);
-    expect(refused.json).toEqual({ documents: 0, chunks: 0, errors: [{ source: `${site.origin}/`, detail: `Refused to fetch ${site.origin}/: 127.0.0.1 is not a public address.` }] });
+    expect(refused.json).toEqual({ documents: 0, chunks: 0, errors: [{ source: `${site.origin}/`, detail: `Refused to fetch ${site.origin}/: 127.0.0.1 is not a public address (PARLEY_ALLOW_PRIVATE_URLS=true allows it).` }] });
   });
 
   it("exits 1 when every document failed, and 2 on a bad --crawl", async () => {

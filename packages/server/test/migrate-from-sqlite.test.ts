@@ -40,6 +40,11 @@ async function seedSqlite(path: string) {
     await admin.createChatbot({ userId: user.id, name: "Mover", provider: "openai", model: "gpt-test" });
     await admin.startTakeover(bot.id, "visitor\u00001");
     await admin.replyAsAgent(bot.id, "visitor\u00001", "Hello from an agent");
+    // A key's read state: a position (seq) that PostgreSQL numbers afresh, so it must travel by message.
+    const storage = createSqliteStorage({ database: runtime.database });
+    const conversation = (await storage.findConversation(bot.id, "visitor\u00001"))!;
+    const [read] = await storage.listMessages(conversation.id);
+    await storage.markConversationRead({ apiKeyId: "reader-key", conversationId: conversation.id, upToMessageId: read!.id, at: 1 });
     await admin.createWebhookSubscription({ userId: user.id, url: "https://example.com/hook" });
     await admin.ingestDocuments(bot.id, [
       { source: "kettle.md", text: "# Descaling\n\nDescale the kettle every month with citric acid." },
@@ -61,7 +66,7 @@ describe("parley migrate --from", () => {
     const env = { ...context.env, PARLEY_DATABASE_URL: server.url };
     const result = await runCliHere(["migrate", "--from", path], env);
     expect(result.stderr).toBe("");
-    expect(result.json).toMatchObject({ engine: "postgres", copied: { users: 1, api_keys: 1, chatbots: 2, conversations: 2, messages: 3, webhook_subscriptions: 1, search_chunks: 2 } });
+    expect(result.json).toMatchObject({ engine: "postgres", copied: { users: 1, api_keys: 1, chatbots: 2, conversations: 2, messages: 3, conversation_events: 1, conversation_reads: 1, webhook_subscriptions: 1, search_chunks: 2 } });
 
     const database = openDatabase({ path });
     try {
@@ -73,6 +78,10 @@ describe("parley migrate --from", () => {
       const conversation = (await before.storage.findConversation(bot.id, "visitor\u00001"))!;
       expect(await after.storage.findConversation(bot.id, "visitor\u00001")).toEqual(conversation);
       expect(await after.storage.listMessages(conversation.id)).toEqual(await before.storage.listMessages(conversation.id));
+      expect(await after.storage.listConversationEvents([conversation.id])).toEqual(await before.storage.listConversationEvents([conversation.id]));
+      const [message] = await before.storage.listMessages(conversation.id);
+      const { rows } = await pool.query("SELECT r.api_key_id, m.id FROM conversation_reads r JOIN messages m ON m.seq = r.last_read_seq");
+      expect(rows).toEqual([{ api_key_id: "reader-key", id: message!.id }]);
       const cited = (await before.storage.findConversation(bot.id, "cited"))!;
       const citedMessages = await before.storage.listMessages(cited.id);
       expect(citedMessages[1]!.sources.map((source) => source.source)).toContain("kettle.md");

@@ -19,6 +19,7 @@ const CONVERSATIONS = "/v1/admin/conversations";
 const CONVERSATION = "/v1/admin/conversations/{conversation_id}";
 const TAKEOVER = "/v1/admin/conversations/{conversation_id}/takeover";
 const REPLY = "/v1/admin/conversations/{conversation_id}/messages";
+const READ = "/v1/admin/conversations/{conversation_id}/read";
 const SESSION = "/v1/chatbots/{chatbot_id}/sessions/{session_id}/messages";
 const KEYS = "/v1/admin/keys";
 const KEY = "/v1/admin/keys/{key_id}";
@@ -130,6 +131,9 @@ describe("operator API responses of a running server match the document", () => 
     view("Conversation", await check("POST", TAKEOVER, 200, { ids: [conversation.id] }));
     view("Message", await check("POST", REPLY, 201, { ids: [conversation.id], body: { content: "Hi, Sam here." } }));
     view("Conversation", await check("DELETE", TAKEOVER, 200, { ids: [conversation.id] }));
+    await check("POST", READ, 204, { ids: [conversation.id], body: { up_to: firstMessage.id } });
+    await check("POST", READ, 422, { ids: [conversation.id], body: { up_to: UNKNOWN } });
+    await check("POST", READ, 404, { ids: [UNKNOWN], body: { up_to: firstMessage.id } });
     const session = view("SessionMessages", await check("GET", SESSION, 200, { ids: [bot.id, "visitor 7"], key: chatKey }));
     expect((session.data as Json[]).map((message) => message.author)).toEqual(["user", "model", "agent"]);
     view("SessionMessages", await check("GET", SESSION, 200, { ids: [bot.id, "visitor 7"], key: chatKey, query: `?after=${firstMessage.id}` }));
@@ -215,7 +219,7 @@ describe("operator API responses of a running server match the document", () => 
     const operations = Object.entries(document.paths)
       .filter(([path]) => path.startsWith("/v1/admin/") || path.includes("/sessions/"))
       .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
-    expect(operations.length).toBe(26);
+    expect(operations.length).toBe(27);
     expect([...succeeded].sort()).toEqual(operations.sort());
   });
 });

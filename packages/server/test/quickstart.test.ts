@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { call } from "./harness.js";
+import { call, runCli } from "./harness.js";
 
 const folder = mkdtempSync(join(tmpdir(), "parley-quickstart-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -53,6 +53,20 @@ describe("the quickstart: serve --quickstart on an empty database with no provid
       expect([page.status, await page.text()]).toEqual([200, expect.stringContaining("<title>A console built elsewhere</title>")]);
       const chat = await call(`${url}/v1/chatbots/${bot!.id}/chat`, { key, body: { message: "How long is the warranty?" } });
       expect(chat).toMatchObject({ status: 500, json: { detail: "The language model provider failed to answer." } });
+
+      // No lock-out: the banner names the demo user and its keys, and the recovery line it
+      // prints issues an admin key that works, as does `parley user list`'s id.
+      const userId = /The demo user is demo@parley\.local, id (\S+), with the keys:/.exec(stderr)![1]!;
+      expect(stderr).toMatch(/\n {2}\S+ {2}console \(admin\)\n/);
+      const recovery = /npm run parley -- (key create --user \S+ --scope admin)/.exec(stderr)![1]!;
+      const env = { PARLEY_DB: join(folder, "parley.db") };
+      const users = await runCli(["user", "list"], env);
+      expect(users.json).toEqual({ users: [{ id: userId, email: "demo@parley.local", plan: "free", created_at: expect.any(String), keys: 2 }] });
+      const issued = await runCli(recovery.split(" "), env);
+      const recovered = (issued.json as { key: string }).key;
+      expect((await call(`${url}/v1/admin/chatbots`, { key: recovered })).status).toBe(200);
+      const shown = await runCli(["user", "show", "DEMO@parley.local"], env);
+      expect((shown.json as { keys: { name: string; scope: string }[] }).keys.map((each) => each.scope).sort()).toEqual(["admin", "admin", "chat"]);
     } finally {
       child.kill("SIGTERM");
     }

@@ -21,7 +21,7 @@ describe("webhook URLs from the operator API", () => {
       const answer = await request(`${server.url}/v1/admin/webhooks`, server.alice.adminKey, "POST", { url });
       expect(answer.status).toBe(422);
       expect(answer.json).toEqual({
-        detail: "url: must be at a public address; this server sends no webhooks to loopback, private, link-local or metadata addresses",
+        detail: "url: must be at a public address; this server sends no webhooks to loopback, private, link-local or metadata addresses unless PARLEY_ALLOW_PRIVATE_URLS=true",
       });
       expect((await request(`${server.url}/v1/admin/webhooks`, server.alice.adminKey, "GET")).json.data).toEqual([]);
     },

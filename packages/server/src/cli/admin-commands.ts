@@ -34,9 +34,50 @@ export const ADMIN_COMMANDS: Command[] = [
     },
   },
   {
+    name: "user list",
+    usage: "parley user list",
+    summary: "List every user, oldest first, with how many live keys each has (to find the id for key create).",
+    options: {},
+    positionals: { min: 0, max: 0 },
+    async run(_input, { runtime }) {
+      const users = await runtime.parley.admin.listUsers();
+      const views = [];
+      for (const user of users) {
+        const { keys } = await runtime.parley.admin.showUser(user.id);
+        views.push({ id: user.id, email: user.email, plan: user.planName, created_at: formatTimestamp(user.createdAt), keys: keys.filter((key) => key.revokedAt === null).length });
+      }
+      return { users: views };
+    },
+  },
+  {
+    name: "user show",
+    usage: "parley user show USER_ID|EMAIL",
+    summary: "Show a user and their keys (never the secrets), revoked ones too.",
+    options: {},
+    positionals: { min: 1, max: 1 },
+    async run(input, { runtime }) {
+      const { user, keys } = await runtime.parley.admin.showUser(input.positionals[0]!);
+      return {
+        id: user.id,
+        email: user.email,
+        plan: user.planName,
+        monthly_messages_override: user.monthlyMessagesOverride,
+        created_at: formatTimestamp(user.createdAt),
+        keys: keys.map((key) => ({
+          id: key.id,
+          name: key.name,
+          scope: key.scope,
+          created_at: formatTimestamp(key.createdAt),
+          last_used_at: key.lastUsedAt === null ? null : formatTimestamp(key.lastUsedAt),
+          revoked_at: key.revokedAt === null ? null : formatTimestamp(key.revokedAt),
+        })),
+      };
+    },
+  },
+  {
     name: "key create",
-    usage: "parley key create --user USER_ID [--name N] [--scope chat|admin]",
-    summary: "Issue an API key (scope chat by default; admin also opens the operator API); the key is printed only this once.",
+    usage: "parley key create --user USER_ID [--name N] [--scope chat|admin|agent]",
+    summary: "Issue an API key (scope chat by default; admin also opens the operator API; agent only its conversations, signed with --name); the key is printed only this once.",
     options: { user: text, name: text, scope: text },
     positionals: { min: 0, max: 0 },
     async run(input, { runtime }) {

@@ -38,6 +38,7 @@ export const details = {
   keyRateLimited: rateLimited({ limit: DEFAULT_SETTINGS.keyRequestsPerMinute, remaining: 0, resetSeconds: 60 }, 60).detail,
   adminKeyRateLimited: rateLimited({ limit: DEFAULT_SETTINGS.adminKeyRequestsPerMinute, remaining: 0, resetSeconds: 60 }, 60).detail,
   forbidden: detailOf(() => requireAdminScope({ apiKey: { scope: "chat" } } as Caller)),
+  agentForbidden: detailOf(() => requireAdminScope({ apiKey: { scope: "agent" } } as Caller)),
   quotaExceeded: quotaExceeded(DEFAULT_SETTINGS.defaultPlan.name, DEFAULT_SETTINGS.defaultPlan.monthlyMessages, "2025-07-01", 86_400).detail,
   conversationRateLimited: conversationRateLimited(DEFAULT_SETTINGS.conversationMessagesPerMinute, 60).detail,
   providerFailed: providerFailed().detail,
@@ -110,7 +111,14 @@ export const responses = {
     [["keyRateLimit", "Per-key rate limit", details.keyRateLimited]],
   ),
   InternalError: errorResponse("An internal fault; the cause is in the server's log, never in the body.", ADMITTED, [["internal", "Internal fault", details.internal]]),
-  AdminForbidden: errorResponse("The key has the `chat` scope. Checked before the body is read: nothing is stored.", ADMITTED, [["chatScope", "A chat key on an admin route", details.forbidden]]),
+  AdminForbidden: errorResponse(
+    "The key has the `chat` scope, or the `agent` scope on a route that is not about conversations (an agent key may list chatbots, work conversations and follow the live events). Checked before the body is read: nothing is stored.",
+    ADMITTED,
+    [
+      ["chatScope", "A chat key on an admin route", details.forbidden],
+      ["agentScope", "An agent key on a route for admin keys", details.agentForbidden],
+    ],
+  ),
   AdminKeyRateLimited: errorResponse(
     `More than ${DEFAULT_SETTINGS.adminKeyRequestsPerMinute} requests with this admin key in the last 60 seconds (the number is the configured \`PARLEY_ADMIN_KEY_RATE_LIMIT\`; RateLimit headers give the admin limit). A refused request is not counted.`,
     [...ADMITTED, "Retry-After"],

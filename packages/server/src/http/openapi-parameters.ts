@@ -43,6 +43,7 @@ export const parameters = {
     { type: "string" },
   ),
   ChatbotFilter: query("chatbot_id", "Only this chatbot's conversations (404 `Chatbot not found.` for an unknown or foreign one).", { type: "string" }),
+  Unread: query("unread", "`true`: only conversations with visitor messages the calling key has not read.", { type: "string", enum: ["true", "false"] }),
   ConversationStatus: query("status", "`bot`: the chatbot answers; `human`: taken over; `attention`: `needs_attention` is true.", { type: "string", enum: ["bot", "human", "attention"] }),
   DeliveryStatus: query("status", "Only deliveries in this state.", { type: "string", enum: [...DELIVERY_STATUSES] }),
   After: query("after", "A message id of this conversation: only the messages after it (an empty list when it is the latest).", { type: "string", format: "uuid" }),

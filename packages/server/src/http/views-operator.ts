@@ -35,6 +35,7 @@ export const messageSourceSchema = record(
 export const messageSchema = record({
   id: uuid,
   author: { type: "string", enum: [...AUTHORS], description: "`user`: the visitor; `model`: the chatbot; `agent`: a human agent." },
+  agent_name: { ...nullable({ type: "string" }), description: "The name of the key an agent replied with; null for the model and the visitor." },
   content: { type: "string" },
   created_at: timestamp,
   sources: {
@@ -51,10 +52,27 @@ const conversationSchema = record({
   session_id: { type: "string" },
   human_takeover: { type: "boolean" },
   needs_attention: { type: "boolean", description: "The latest reply was the fallback message, or the provider failed on the latest user message." },
+  attention_reason: {
+    ...nullable({ type: "string", enum: ["fallback", "provider_failed"] }),
+    description: "Why it needs attention: `fallback` (the latest reply is the fallback message) or `provider_failed`; null when it does not.",
+  },
   message_count: count,
+  unread_count: { ...count, description: "The visitor messages after the last one the calling key marked read (`POST .../read`)." },
   last_message: {
-    ...nullable(record({ author: { type: "string", enum: [...AUTHORS] }, content: { type: "string", description: "The first 200 characters." }, created_at: timestamp })),
+    ...nullable(
+      record({
+        author: { type: "string", enum: [...AUTHORS] },
+        agent_name: nullable({ type: "string" }),
+        content: { type: "string", description: "The first 200 characters." },
+        created_at: timestamp,
+      }),
+    ),
     description: "null for a conversation with no message yet (taken over before the visitor wrote).",
+  },
+  events: {
+    type: "array",
+    description: "The takeover timeline, oldest first: who (the key's name; null from the CLI) took the conversation over or handed it back, and when.",
+    items: record({ type: { type: "string", enum: ["takeover_started", "takeover_ended"] }, by: nullable({ type: "string" }), at: timestamp }),
   },
   created_at: timestamp,
   updated_at: { ...timestamp, description: "The last activity: a message or a takeover change." },
@@ -110,6 +128,7 @@ const keySchema = record({
   id: uuid,
   name: { type: "string" },
   scope: { type: "string", enum: [...API_KEY_SCOPES] },
+  current: { type: "boolean", description: "True for the key making this call: revoking it signs the caller out." },
   created_at: timestamp,
   last_used_at: nullable(timestamp),
   revoked_at: nullable(timestamp),

@@ -29,12 +29,13 @@ const TABLES: TableCopy[] = [
   },
   {
     table: "conversations",
-    columns: ["id", "chatbot_id", "owner_id", "session_id", "human_takeover", "needs_attention", "message_count", "created_at", "updated_at"],
+    columns: ["id", "chatbot_id", "owner_id", "session_id", "human_takeover", "needs_attention", "attention_reason", "message_count", "created_at", "updated_at"],
     order: "rowid",
     flags: ["human_takeover", "needs_attention"],
     texts: ["session_id"],
   },
-  { table: "messages", columns: ["id", "conversation_id", "role", "author", "content", "created_at", "sources"], order: "seq", texts: ["content"] },
+  { table: "messages", columns: ["id", "conversation_id", "role", "author", "content", "agent_name", "created_at", "sources"], order: "seq", texts: ["content", "agent_name"] },
+  { table: "conversation_events", columns: ["conversation_id", "type", "by_name", "at"], order: "seq", texts: ["by_name"] },
   { table: "monthly_usage", columns: ["user_id", "month", "used"], order: "user_id, month" },
   { table: "outbox_events", columns: ["id", "type", "user_id", "chatbot_id", "data", "created_at", "dispatched_at"], order: "seq" },
   { table: "webhook_subscriptions", columns: ["id", "user_id", "url", "chatbot_id", "event_types", "signing_key_id", "public_only", "created_at"], order: "seq", flags: ["public_only"] },
@@ -79,6 +80,23 @@ async function copyTable(source: Database, client: pg.PoolClient, copy: TableCop
 interface ChunkRow { source: string; title: string; body: string; embedding: Buffer | null }
 interface CatalogRow { id: string; source: string; title: string; type: string; bytes: number; created_at: number; updated_at: number }
 
+/**
+ * Copies each key's read state. A read position is a message's seq, which PostgreSQL numbers
+ * afresh, so it travels as the message id and becomes that message's new seq.
+ */
+async function copyReads(source: Database, client: pg.PoolClient): Promise<number> {
+  const rows = source
+    .prepare("SELECT r.api_key_id, r.conversation_id, m.id AS message_id, r.read_at FROM conversation_reads r JOIN messages m ON m.seq = r.last_read_seq")
+    .all() as { api_key_id: string; conversation_id: string; message_id: string; read_at: number }[];
+  for (const row of rows) {
+    await client.query(
+      "INSERT INTO conversation_reads (api_key_id, conversation_id, last_read_seq, read_at) SELECT $1, $2, seq, $4 FROM messages WHERE id = $3",
+      [row.api_key_id, row.conversation_id, row.message_id, row.read_at],
+    );
+  }
+  return rows.length;
+}
+
 /** Indexes one chatbot's chunks again on PostgreSQL (same order, same vectors), and keeps its documents' ids and times. */
 async function copyChatbotIndex(source: Database, pool: pg.Pool, searchIndex: SearchIndex, bot: { key: number; chatbot_id: string; embedder_id: string; dimensions: number }): Promise<number> {
   const chunks = source.prepare("SELECT source, title, body, embedding FROM search_chunks WHERE bot = ? ORDER BY id").all(bot.key) as ChunkRow[];
@@ -120,6 +138,7 @@ export async function copyFromSqlite(path: string, pool: pg.Pool, searchIndex: S
     try {
       await client.query("BEGIN");
       for (const copy of TABLES) copied[copy.table] = await copyTable(source, client, copy);
+      copied.conversation_reads = await copyReads(source, client);
       await client.query("COMMIT");
     } catch (error) {
       await client.query("ROLLBACK").catch(() => {});

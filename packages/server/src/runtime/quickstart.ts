@@ -16,6 +16,10 @@ export function demoProvider(config: ServerConfig): { provider: Provider; model:
 
 /** What the quickstart created, for the banner. */
 export interface DemoSeed {
+  /** The demo user's id and email: what `parley key create --user` needs to recover a lost key. */
+  user: { id: string; email: string };
+  /** The demo user's keys (id, name, scope), for the banner; the secrets are `key` and `adminKey`. */
+  keys: { id: string; name: string; scope: string }[];
   key: string;
   /** An admin-scoped key for the console (docs/design.md §9, §11). */
   adminKey: string;
@@ -43,8 +47,8 @@ export async function seedQuickstart(runtime: ParleyRuntime, config: ServerConfi
   const { parley } = runtime;
   const { provider, model } = demoProvider(config);
   const user = await parley.admin.createUser({ email: "demo@parley.local" });
-  const { key } = await parley.admin.createApiKey({ userId: user.id, name: "demo" });
-  const { key: adminKey } = await parley.admin.createApiKey({ userId: user.id, name: "console", scope: "admin" });
+  const { key, apiKey: chatKey } = await parley.admin.createApiKey({ userId: user.id, name: "demo" });
+  const { key: adminKey, apiKey: consoleKey } = await parley.admin.createApiKey({ userId: user.id, name: "console", scope: "admin" });
   const chatbot = await parley.admin.createChatbot({
     userId: user.id,
     name: "Kettlebird Support",
@@ -57,7 +61,8 @@ export async function seedQuickstart(runtime: ParleyRuntime, config: ServerConfi
   // Sources relative to the examples folder: the demo's documents read the same on every machine.
   const documents = folder ? (await readDocuments([resolve(folder)])).map((document) => ({ ...document, source: relative(resolve(folder), document.source) })) : [];
   await parley.admin.ingestDocuments(chatbot.id, documents);
-  return { key, adminKey, chatbotId: chatbot.id, provider, model, documents: documents.length };
+  const keys = [chatKey, consoleKey].map(({ id, name, scope }) => ({ id, name, scope }));
+  return { user: { id: user.id, email: user.email }, keys, key, adminKey, chatbotId: chatbot.id, provider, model, documents: documents.length };
 }
 
 /** The start-up banner: where the server listens, the demo's key and curl commands, and what the provider needs. */
@@ -83,6 +88,14 @@ export function banner(url: string, config: ServerConfig, seed: DemoSeed | null,
       `  ${seed.adminKey}`,
       "",
       `The demo chatbot answers with ${seed.provider} (model ${seed.model}) from ${seed.documents} documents in examples/quickstart.`,
+      "",
+      `The demo user is ${seed.user.email}, id ${seed.user.id}, with the keys:`,
+      "",
+      ...seed.keys.map((each) => `  ${each.id}  ${each.name} (${each.scope})`),
+      "",
+      "Lost the admin key, or revoked it? Issue another (parley user list shows every user's id):",
+      "",
+      `  npm run parley -- key create --user ${seed.user.id} --scope admin`,
     );
     if (seed.provider === "ollama") {
       lines.push(

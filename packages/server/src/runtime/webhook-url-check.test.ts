@@ -15,7 +15,7 @@ const fakeDns: LookupFunction = (hostname, _options, callback) => {
   callback(null, addresses.map((address): LookupAddress => ({ address, family: address.includes(":") ? 6 : 4 })));
 };
 
-const NOT_PUBLIC = "url: must be at a public address; this server sends no webhooks to loopback, private, link-local or metadata addresses";
+const NOT_PUBLIC = "url: must be at a public address; this server sends no webhooks to loopback, private, link-local or metadata addresses unless PARLEY_ALLOW_PRIVATE_URLS=true";
 
 describe("the webhook URL check of the operator API", () => {
   const check = createWebhookUrlCheck({ lookup: fakeDns });

@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import { invalidRequest } from "@parley/core";
 import { createPublicLookup, isPublicAddress, type LookupFunction } from "@parley/knowledge";
 
-const NOT_PUBLIC = "url: must be at a public address; this server sends no webhooks to loopback, private, link-local or metadata addresses";
+const NOT_PUBLIC = "url: must be at a public address; this server sends no webhooks to loopback, private, link-local or metadata addresses unless PARLEY_ALLOW_PRIVATE_URLS=true";
 
 /**
  * The check of a webhook URL made through the operator API (docs/design.md §9), run when the

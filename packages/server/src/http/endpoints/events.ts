@@ -1,8 +1,8 @@
 import { EVENT_TYPES } from "@parley/core";
-import { defineEndpoint, key } from "../endpoint.js";
+import { defineEndpoint } from "../endpoint.js";
 import { HEARTBEAT_MS } from "../event-stream.js";
 import { HttpError } from "../http-error.js";
-import { INBOX } from "./conversations.js";
+import { INBOX, TEAM } from "./conversations.js";
 
 // The live events: a route like the others whose answer is a stream (docs/design.md §9).
 
@@ -23,7 +23,7 @@ export const streamEvents = defineEndpoint({
   summary: "Live events (Server-Sent Events)",
   description: `The caller's events as they are committed (${EVENT_TYPES.map((type) => `\`${type}\``).join(", ")}), from the same outbox as webhooks. Each event is \`id: <event id>\`, \`event: <type>\`, \`data: <the webhook body>\` (one line of JSON, schema \`EventBody\`) and a blank line. The stream opens with the comment \`: connected\` and sends \`: keep-alive\` every ${HEARTBEAT_MS / 1000} s. A client that reconnects with \`Last-Event-ID\` first receives every later event from the outbox. The key travels in the \`Authorization\` header (a browser's EventSource cannot send one: read the stream with fetch). When the server stops, the stream ends; reconnect with \`Last-Event-ID\`. One key holds at most \`PARLEY_MAX_STREAMS_PER_KEY\` (5) streams per server process: past it 429 \`Too many event streams open for this API key: at most 5 at once. Close one before opening another.\` Revoking the key ends its streams.`,
   tag: INBOX,
-  access: key("admin"),
+  access: TEAM,
   parameters: ["LastEventId"],
   success: {
     status: 200,

@@ -1,7 +1,7 @@
 import type { Endpoint } from "../endpoint.js";
 import { addDocument, deleteDocument, getIngestion, listDocuments, searchKnowledge } from "./documents.js";
 import { createChatbot, deleteChatbot, getAdminChatbot, listAdminChatbots, updateChatbot } from "./chatbots.js";
-import { endTakeover, getConversation, listConversations, replyAsAgent, startTakeover } from "./conversations.js";
+import { endTakeover, getConversation, listConversations, markConversationRead, replyAsAgent, startTakeover } from "./conversations.js";
 import { streamEvents } from "./events.js";
 import { getHealth } from "./health.js";
 import { createKey, listKeys, revokeKey } from "./keys.js";
@@ -34,6 +34,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   startTakeover,
   endTakeover,
   replyAsAgent,
+  markConversationRead,
   streamEvents,
   listKeys,
   createKey,

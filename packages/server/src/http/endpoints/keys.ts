@@ -34,14 +34,14 @@ export const createKey = defineEndpoint({
       type: "object",
       properties: {
         name: { type: "string", maxLength: 200, description: "A label for the key (default `default`)." },
-        scope: { type: "string", enum: API_KEY_SCOPES, description: "`chat` (default): the three spec routes; `admin`: the operator API too." },
+        scope: { type: "string", enum: API_KEY_SCOPES, description: "`chat` (default): the three spec routes; `admin`: the operator API too; `agent`: the conversations of the operator API only (list, read, take over, reply, hand back, read state, live events) and the chatbot list; an agent key needs a name." },
       },
     },
     examples: { example: { summary: "A body", value: { name: "website widget", scope: "chat" } } },
   },
   success: { status: 201, description: "The key, with its secret this once.", schema: "KeyWithSecret" },
   invalid: [
-    ["badScope", "A scope other than chat or admin", { refused: { scope: "owner" } }],
+    ["badScope", "A scope other than chat, admin or agent", { refused: { scope: "owner" } }],
     ["longName", "A name over 200 characters", { refused: { name: "n".repeat(201) } }],
   ],
   handle: async ({ parley, caller, body }) => created(await parley.operator.createKey(caller, body)),
