@@ -183,8 +183,9 @@ describe.skipIf(skipWithoutChromium("the console in Chromium"))("the console in 
     expect(await summary.textContent()).toMatch(new RegExp(`^${usage.used.toLocaleString("en-US")} of 1,000 messages used on the free plan \\(${usage.remaining.toLocaleString("en-US")} left\\)`));
     expect(await page.getByRole("meter", { name: "Share of the monthly limit used" }).getAttribute("value")).toBe(String(usage.used));
     await page.getByRole("img", { name: `Chart of messages per day in ${usage.month}: ${usage.used} of ${usage.limit} used` }).locator("canvas").waitFor();
-    const table = page.getByRole("table").filter({ has: page.getByRole("columnheader", { name: "Messages" }) });
-    const cells = await table.locator("tbody tr").evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll("td")].map((cell) => cell.textContent)));
+    // The per-chatbot table (the chart's legend is a table too): its chatbot and messages columns.
+    const table = page.locator("table.list").filter({ has: page.getByRole("columnheader", { name: "Messages", exact: true }) });
+    const cells = await table.locator("tbody tr").evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll("td")].slice(0, 2).map((cell) => cell.textContent)));
     const nameOf = (id: string) => chatbots.data.find((chatbot) => chatbot.id === id)?.name ?? id;
     expect(cells).toEqual(usage.by_chatbot.map((row) => [nameOf(row.chatbot_id), String(row.messages)]));
     await screenshot(page, "usage");

@@ -113,7 +113,7 @@ export interface paths {
         };
         /**
          * List the caller's chatbots (admin view)
-         * @description The caller's chatbots in the admin view, newest first, paused ones included, deleted ones left out.
+         * @description The caller's chatbots in the admin view, newest first, paused ones included, deleted ones left out. Agent keys may list them too, to name and filter the inbox.
          */
         get: operations["listAdminChatbots"];
         put?: never;
@@ -249,7 +249,7 @@ export interface paths {
         };
         /**
          * The inbox: the caller's conversations
-         * @description Newest activity first (`updated_at`: a message or a takeover change), so a conversation that gets activity moves to the top. `status=bot` (the chatbot answers), `human` (taken over) or `attention` (`needs_attention` is true). Conversations of deleted chatbots are left out.
+         * @description Newest activity first (`updated_at`: a message or a takeover change), so a conversation that gets activity moves to the top. `status=bot` (the chatbot answers), `human` (taken over) or `attention` (`needs_attention` is true). `unread=true`: only those with visitor messages the calling key has not read. Conversations of deleted chatbots are left out.
          */
         get: operations["listConversations"];
         put?: never;
@@ -291,12 +291,12 @@ export interface paths {
         put?: never;
         /**
          * A human agent takes the conversation
-         * @description From now on chat answers 202 with an empty reply and the model is not called. Fires `conversation.takeover_started` (once: taking over a taken conversation changes nothing). No body is read.
+         * @description From now on chat answers 202 with an empty reply and the model is not called. Fires `conversation.takeover_started` (once: taking over a taken conversation changes nothing) and adds a `takeover_started` entry with the key's name to `events`. No body is read.
          */
         post: operations["startTakeover"];
         /**
          * Give the conversation back to the chatbot
-         * @description The model answers again, with the agent's replies in its history. Fires `conversation.takeover_ended` when the flag changes.
+         * @description The model answers again, with the agent's replies in its history. Fires `conversation.takeover_ended` and adds a `takeover_ended` entry with the key's name to `events` when the flag changes.
          */
         delete: operations["endTakeover"];
         options?: never;
@@ -315,9 +315,29 @@ export interface paths {
         put?: never;
         /**
          * A human agent's reply
-         * @description Stores the reply as an `agent` message (taking the conversation over first when the chatbot had it), clears `needs_attention` and fires `message.sent` with `author: agent`: that is how the visitor's integration gets it. A deleted chatbot's conversation is 404.
+         * @description Stores the reply as an `agent` message signed with the calling key's name (`agent_name`), taking the conversation over first when the chatbot had it; clears `needs_attention` and fires `message.sent` with `author: agent` and `agent_name`: that is how the visitor's integration gets it. A deleted chatbot's conversation is 404.
          */
         post: operations["replyAsAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/conversations/{conversation_id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark messages read for the calling key
+         * @description The message `up_to` and every earlier one of the conversation become read for the calling key (each agent, each key, reads for itself): `unread_count` counts the visitor messages after it, and `?unread=true` leaves the conversation out until a visitor writes again. Read state never moves back: an earlier message changes nothing.
+         */
+        post: operations["markConversationRead"];
         delete?: never;
         options?: never;
         head?: never;
@@ -559,14 +579,18 @@ export interface components {
             /** @description The agent's reply; surrounding whitespace is trimmed. */
             content: string;
         };
+        MarkReadRequest: {
+            /** @description The id of a message of this conversation: it and every earlier one become read for the calling key. */
+            up_to: string;
+        };
         CreateKeyRequest: {
             /** @description A label for the key (default `default`). */
             name?: string;
             /**
-             * @description `chat` (default): the three spec routes; `admin`: the operator API too.
+             * @description `chat` (default): the three spec routes; `admin`: the operator API too; `agent`: the conversations of the operator API only (list, read, take over, reply, hand back, read state, live events) and the chatbot list; an agent key needs a name.
              * @enum {string}
              */
-            scope?: "chat" | "admin";
+            scope?: "chat" | "admin" | "agent";
         };
         CreateWebhookRequest: {
             /** @description An http(s) URL at a public address. */
@@ -727,15 +751,27 @@ export interface components {
             human_takeover: boolean;
             /** @description The latest reply was the fallback message, or the provider failed on the latest user message. */
             needs_attention: boolean;
+            /** @description Why it needs attention: `fallback` (the latest reply is the fallback message) or `provider_failed`; null when it does not. */
+            attention_reason: ("fallback" | "provider_failed") | null;
             message_count: number;
+            /** @description The visitor messages after the last one the calling key marked read (`POST .../read`). */
+            unread_count: number;
             /** @description null for a conversation with no message yet (taken over before the visitor wrote). */
             last_message: {
                 /** @enum {string} */
                 author: "user" | "model" | "agent";
+                agent_name: string | null;
                 /** @description The first 200 characters. */
                 content: string;
                 created_at: string;
             } | null;
+            /** @description The takeover timeline, oldest first: who (the key's name; null from the CLI) took the conversation over or handed it back, and when. */
+            events: {
+                /** @enum {string} */
+                type: "takeover_started" | "takeover_ended";
+                by: string | null;
+                at: string;
+            }[];
             created_at: string;
             /** @description The last activity: a message or a takeover change. */
             updated_at: string;
@@ -751,15 +787,27 @@ export interface components {
                 human_takeover: boolean;
                 /** @description The latest reply was the fallback message, or the provider failed on the latest user message. */
                 needs_attention: boolean;
+                /** @description Why it needs attention: `fallback` (the latest reply is the fallback message) or `provider_failed`; null when it does not. */
+                attention_reason: ("fallback" | "provider_failed") | null;
                 message_count: number;
+                /** @description The visitor messages after the last one the calling key marked read (`POST .../read`). */
+                unread_count: number;
                 /** @description null for a conversation with no message yet (taken over before the visitor wrote). */
                 last_message: {
                     /** @enum {string} */
                     author: "user" | "model" | "agent";
+                    agent_name: string | null;
                     /** @description The first 200 characters. */
                     content: string;
                     created_at: string;
                 } | null;
+                /** @description The takeover timeline, oldest first: who (the key's name; null from the CLI) took the conversation over or handed it back, and when. */
+                events: {
+                    /** @enum {string} */
+                    type: "takeover_started" | "takeover_ended";
+                    by: string | null;
+                    at: string;
+                }[];
                 created_at: string;
                 /** @description The last activity: a message or a takeover change. */
                 updated_at: string;
@@ -776,15 +824,27 @@ export interface components {
             human_takeover: boolean;
             /** @description The latest reply was the fallback message, or the provider failed on the latest user message. */
             needs_attention: boolean;
+            /** @description Why it needs attention: `fallback` (the latest reply is the fallback message) or `provider_failed`; null when it does not. */
+            attention_reason: ("fallback" | "provider_failed") | null;
             message_count: number;
+            /** @description The visitor messages after the last one the calling key marked read (`POST .../read`). */
+            unread_count: number;
             /** @description null for a conversation with no message yet (taken over before the visitor wrote). */
             last_message: {
                 /** @enum {string} */
                 author: "user" | "model" | "agent";
+                agent_name: string | null;
                 /** @description The first 200 characters. */
                 content: string;
                 created_at: string;
             } | null;
+            /** @description The takeover timeline, oldest first: who (the key's name; null from the CLI) took the conversation over or handed it back, and when. */
+            events: {
+                /** @enum {string} */
+                type: "takeover_started" | "takeover_ended";
+                by: string | null;
+                at: string;
+            }[];
             created_at: string;
             /** @description The last activity: a message or a takeover change. */
             updated_at: string;
@@ -796,6 +856,8 @@ export interface components {
                  * @enum {string}
                  */
                 author: "user" | "model" | "agent";
+                /** @description The name of the key an agent replied with; null for the model and the visitor. */
+                agent_name: string | null;
                 content: string;
                 created_at: string;
                 /** @description For a model reply: the documents its context came from, in the order the prompt used them, each once. `[]` when no context was used, and for every other message. */
@@ -819,6 +881,8 @@ export interface components {
              * @enum {string}
              */
             author: "user" | "model" | "agent";
+            /** @description The name of the key an agent replied with; null for the model and the visitor. */
+            agent_name: string | null;
             content: string;
             created_at: string;
             /** @description For a model reply: the documents its context came from, in the order the prompt used them, each once. `[]` when no context was used, and for every other message. */
@@ -853,6 +917,8 @@ export interface components {
                  * @enum {string}
                  */
                 author: "user" | "model" | "agent";
+                /** @description The name of the key an agent replied with; null for the model and the visitor. */
+                agent_name: string | null;
                 content: string;
                 created_at: string;
                 /** @description For a model reply: the documents its context came from, in the order the prompt used them, each once. `[]` when no context was used, and for every other message. */
@@ -873,7 +939,9 @@ export interface components {
             id: string;
             name: string;
             /** @enum {string} */
-            scope: "chat" | "admin";
+            scope: "chat" | "admin" | "agent";
+            /** @description True for the key making this call: revoking it signs the caller out. */
+            current: boolean;
             created_at: string;
             last_used_at: string | null;
             revoked_at: string | null;
@@ -883,7 +951,9 @@ export interface components {
             id: string;
             name: string;
             /** @enum {string} */
-            scope: "chat" | "admin";
+            scope: "chat" | "admin" | "agent";
+            /** @description True for the key making this call: revoking it signs the caller out. */
+            current: boolean;
             created_at: string;
             last_used_at: string | null;
             revoked_at: string | null;
@@ -897,7 +967,9 @@ export interface components {
                 id: string;
                 name: string;
                 /** @enum {string} */
-                scope: "chat" | "admin";
+                scope: "chat" | "admin" | "agent";
+                /** @description True for the key making this call: revoking it signs the caller out. */
+                current: boolean;
                 created_at: string;
                 last_used_at: string | null;
                 revoked_at: string | null;
@@ -1042,6 +1114,7 @@ export interface components {
                 role: "assistant";
                 /** @enum {string} */
                 author: "model" | "agent";
+                agent_name: string | null;
                 content: string;
                 created_at: string;
             };
@@ -1127,7 +1200,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The key has the `chat` scope. Checked before the body is read: nothing is stored. */
+        /** @description The key has the `chat` scope, or the `agent` scope on a route that is not about conversations (an agent key may list chatbots, work conversations and follow the live events). Checked before the body is read: nothing is stored. */
         AdminForbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1182,6 +1255,8 @@ export interface components {
         Cursor: string;
         /** @description Only this chatbot's conversations (404 `Chatbot not found.` for an unknown or foreign one). */
         ChatbotFilter: string;
+        /** @description `true`: only conversations with visitor messages the calling key has not read. */
+        Unread: "true" | "false";
         /** @description `bot`: the chatbot answers; `human`: taken over; `attention`: `needs_attention` is true. */
         ConversationStatus: "bot" | "human" | "attention";
         /** @description Only deliveries in this state. */
@@ -2264,6 +2339,8 @@ export interface operations {
                 chatbot_id?: components["parameters"]["ChatbotFilter"];
                 /** @description `bot`: the chatbot answers; `human`: taken over; `attention`: `needs_attention` is true. */
                 status?: components["parameters"]["ConversationStatus"];
+                /** @description `true`: only conversations with visitor messages the calling key has not read. */
+                unread?: components["parameters"]["Unread"];
                 /** @description Items per page, 1–100 (default 50). */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page: opaque, valid for this list only. A keyset position, so pages stay correct while new rows arrive at the top. */
@@ -2522,6 +2599,113 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Message"];
                 };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            /** @description A missing, deleted or another user's resource, or a malformed id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body exceeds 1 MiB (1,048,576 bytes). The server stops reading and closes the connection (`Connection: close`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Content-Type is not `application/json` (parameters such as `charset` are allowed). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: `detail` names the field and the problem. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["AdminKeyRateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    markConversationRead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the `X-Request-Id` response header and the access log. Any other shape is replaced by a fresh UUID. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The conversation's id (a UUID). A malformed, unknown or another user's id is answered 404. */
+                conversation_id: components["parameters"]["ConversationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MarkReadRequest"];
+            };
+        };
+        responses: {
+            /** @description Marked read. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The body is not valid JSON. */
             400: {

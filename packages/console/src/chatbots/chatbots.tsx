@@ -52,19 +52,19 @@ export function Chatbots() {
           <tbody>
             {(list.data ?? []).map((chatbot) => (
               <tr key={chatbot.id}>
-                <td>
+                <td data-label="Name">
                   <a href={href(`/chatbots/${chatbot.id}`)}>{chatbot.name}</a>
                 </td>
-                <td>{chatbot.is_active ? <span class="badge active">Active</span> : <span class="badge paused">Paused</span>}</td>
-                <td>
+                <td data-label="State">{chatbot.is_active ? <span class="badge active">Active</span> : <span class="badge paused">Paused</span>}</td>
+                <td data-label="Provider and model">
                   {chatbot.provider} · {chatbot.model}
                 </td>
-                <td>
+                <td data-label="Knowledge">
                   <a href={href(`/chatbots/${chatbot.id}/knowledge`)} aria-label={`Knowledge of ${chatbot.name}`}>
                     {plural(chatbot.documents, "document")}, {plural(chatbot.chunks, "chunk")}
                   </a>
                 </td>
-                <td>{formatTime(chatbot.created_at)}</td>
+                <td data-label="Created">{formatTime(chatbot.created_at)}</td>
               </tr>
             ))}
           </tbody>

@@ -2,25 +2,35 @@ import { useEffect, useRef } from "preact/hooks";
 import { onLiveChange } from "../api/live-events.js";
 import type { Conversation, ConversationWithMessages } from "../api/types.js";
 import { chatbotName } from "../chatbots/chatbots-data.js";
-import { markRead, openConversationId } from "../inbox/inbox-data.js";
+import { openConversationId } from "../inbox/inbox-data.js";
+import { ATTENTION_LABELS } from "../inbox/inbox-state.js";
+import { markReadUpTo } from "../inbox/read-state.js";
 import { href } from "../router.js";
-import { AUTHOR_LABELS, formatTime } from "../ui/format.js";
+import { formatTime } from "../ui/format.js";
 import { ErrorText } from "../ui/notice.js";
 import { useAction, useResource } from "../ui/use-resource.js";
 import { getConversation, handBack, mergeMessages, sendReply, takeOver } from "./conversation-data.js";
+import { MessageItem } from "./message-item.js";
 import { ReplyBox } from "./reply-box.js";
+import { describeEvent, timelineOf } from "./timeline.js";
 
-/** One conversation: its history by author and time, takeover, hand-back and the reply box. */
+/** Marks what is on screen read for this key, when the page is in view (a hidden tab reads nothing). */
+function readLatest(id: string, data: ConversationWithMessages | undefined): void {
+  const last = data?.messages.at(-1);
+  if (last && document.visibilityState === "visible") void markReadUpTo(id, last.id).catch(() => undefined);
+}
+
+/** One conversation: its timeline (messages, takeovers, hand-backs), why it needs attention, takeover, hand-back and the reply box. */
 export function ConversationView({ id }: { id: string }) {
   const conversation = useResource(() => getConversation(id), id);
-  const action = useAction();
+  const takeover = useAction();
+  const reply = useAction();
   const latest = useRef<ConversationWithMessages | undefined>(undefined);
   latest.current = conversation.data;
   const end = useRef<HTMLLIElement>(null);
 
   useEffect(() => {
     openConversationId.value = id;
-    markRead(id);
     const stop = onLiveChange(async (event) => {
       if (event && event.data.conversation_id !== id) return;
       const last = latest.current?.messages.at(-1)?.id;
@@ -31,14 +41,21 @@ export function ConversationView({ id }: { id: string }) {
         // The next event or poll fetches again; the page keeps what it shows.
       }
     });
+    // Coming back to a hidden tab reads what arrived meanwhile.
+    const onVisible = () => readLatest(id, latest.current);
+    document.addEventListener("visibilitychange", onVisible);
     return () => {
       stop();
+      document.removeEventListener("visibilitychange", onVisible);
       openConversationId.value = null;
     };
   }, [id]);
 
   const count = conversation.data?.messages.length ?? 0;
-  useEffect(() => end.current?.scrollIntoView({ block: "end" }), [count]);
+  useEffect(() => {
+    end.current?.scrollIntoView({ block: "end" });
+    readLatest(id, latest.current);
+  }, [count]);
 
   const data = conversation.data;
   // The takeover routes answer the conversation without its messages: keep the ones shown.
@@ -60,38 +77,48 @@ export function ConversationView({ id }: { id: string }) {
             </h1>
             <div class="actions">
               {data.human_takeover ? <span class="badge human">Taken over by an agent</span> : <span class="badge">The bot answers</span>}
-              {data.needs_attention ? <span class="badge attention">Needs attention</span> : null}
               {data.human_takeover ? (
-                <button type="button" disabled={action.busy} onClick={() => void action.run(() => handBack(id)).then(replace)}>
+                <button type="button" disabled={takeover.busy} onClick={() => void takeover.run(() => handBack(id)).then(replace)}>
                   Hand back to the bot
                 </button>
               ) : (
-                <button type="button" disabled={action.busy} onClick={() => void action.run(() => takeOver(id)).then(replace)}>
+                <button type="button" disabled={takeover.busy} onClick={() => void takeover.run(() => takeOver(id)).then(replace)}>
                   Take over
                 </button>
               )}
             </div>
+            <ErrorText error={takeover.error} />
           </header>
-          <ErrorText error={action.error} />
-          <ol class="messages" aria-label="Messages" aria-live="polite">
-            {data.messages.map((message) => (
-              <li key={message.id} class={`message ${message.author}`}>
-                <span class="meta">
-                  <strong>{AUTHOR_LABELS[message.author]}</strong>{" "}
-                  <time dateTime={message.created_at}>{formatTime(message.created_at)}</time>
-                </span>
-                <p class="content">{message.content}</p>
-              </li>
-            ))}
+          {data.needs_attention ? (
+            <p class="attention-note" role="note">
+              <strong>Needs attention:</strong> {data.attention_reason ? ATTENTION_LABELS[data.attention_reason] : "the bot could not answer"}. An agent's reply clears this.
+            </p>
+          ) : null}
+          <ol class="messages" aria-label="Timeline" aria-live="polite">
+            {timelineOf(data.messages, data.events).map((entry) =>
+              entry.kind === "message" ? (
+                <MessageItem key={entry.message.id} message={entry.message} />
+              ) : (
+                <li key={`${entry.event.type}-${entry.at}`} class="timeline-event">
+                  <span>{describeEvent(entry.event)}</span> <time dateTime={entry.at}>{formatTime(entry.at)}</time>
+                </li>
+              ),
+            )}
             <li ref={end} class="end" aria-hidden="true" />
           </ol>
           <ReplyBox
-            busy={action.busy}
+            conversationId={id}
+            busy={reply.busy}
+            error={reply.error}
             takenOver={data.human_takeover}
             onSend={async (text) => {
-              const message = await action.run(() => sendReply(id, text));
+              const message = await reply.run(() => sendReply(id, text));
               if (!message) return false;
-              conversation.setData((current) => (current ? { ...current, human_takeover: true, needs_attention: false, messages: mergeMessages(current.messages, [message]) } : current));
+              conversation.setData((current) =>
+                current ? { ...current, human_takeover: true, needs_attention: false, attention_reason: null, messages: mergeMessages(current.messages, [message]) } : current,
+              );
+              // The takeover a reply may start is on the timeline: fetch the conversation's own view.
+              void getConversation(id, message.id).then((fresh) => replace(fresh), () => undefined);
               return true;
             }}
           />

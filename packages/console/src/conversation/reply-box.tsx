@@ -1,13 +1,34 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
+import { ErrorText } from "../ui/notice.js";
+import { clearDraft, readDraft, writeDraft } from "./drafts.js";
 
-/** The agent's reply box: Enter sends, Shift+Enter starts a new line. */
-export function ReplyBox({ onSend, busy, takenOver }: { onSend: (text: string) => Promise<boolean>; busy: boolean; takenOver: boolean }) {
-  const [text, setText] = useState("");
+/** The longest reply the API takes, in characters (docs/design.md §4). */
+export const MAX_REPLY_CHARS = 32_000;
+
+/**
+ * The agent's reply box: Enter sends, Shift+Enter starts a new line. The draft is kept in this
+ * browser per conversation (so a reload keeps it), kept after a failed send, and cleared once
+ * sent; a refusal shows right under the box, with the character count against the limit.
+ */
+export function ReplyBox(props: { conversationId: string; onSend: (text: string) => Promise<boolean>; busy: boolean; takenOver: boolean; error: string | null }) {
+  const { conversationId, onSend, busy, takenOver, error } = props;
+  const [text, setText] = useState(() => readDraft(conversationId));
+  useEffect(() => setText(readDraft(conversationId)), [conversationId]);
+  const length = [...text].length;
+  const over = length > MAX_REPLY_CHARS;
+
+  function change(value: string) {
+    setText(value);
+    writeDraft(conversationId, value);
+  }
 
   async function send() {
     const content = text.trim();
     if (!content || busy) return;
-    if (await onSend(content)) setText("");
+    if (await onSend(content)) {
+      setText("");
+      clearDraft(conversationId);
+    }
   }
 
   return (
@@ -23,8 +44,10 @@ export function ReplyBox({ onSend, busy, takenOver }: { onSend: (text: string) =
         id="reply-text"
         rows={3}
         value={text}
+        aria-invalid={over || Boolean(error)}
+        aria-describedby="reply-count reply-error"
         placeholder="Type a reply. Enter sends, Shift+Enter starts a new line."
-        onInput={(event) => setText(event.currentTarget.value)}
+        onInput={(event) => change(event.currentTarget.value)}
         onKeyDown={(event) => {
           if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
             event.preventDefault();
@@ -32,9 +55,17 @@ export function ReplyBox({ onSend, busy, takenOver }: { onSend: (text: string) =
           }
         }}
       />
-      <button type="submit" disabled={busy || !text.trim()}>
-        Send reply
-      </button>
+      <div class="reply-foot">
+        <span id="reply-count" class={over ? "counter over" : "counter"} aria-live="polite">
+          {length.toLocaleString("en-US")} / {MAX_REPLY_CHARS.toLocaleString("en-US")} characters{over ? `: ${(length - MAX_REPLY_CHARS).toLocaleString("en-US")} too many` : ""}
+        </span>
+        <button type="submit" disabled={busy || !text.trim()}>
+          Send reply
+        </button>
+      </div>
+      <div id="reply-error">
+        <ErrorText error={error} />
+      </div>
     </form>
   );
 }

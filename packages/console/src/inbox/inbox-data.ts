@@ -2,7 +2,9 @@ import { signal } from "@preact/signals";
 import { api, describeFailure, unwrap } from "../api/client.js";
 import { onLiveChange } from "../api/live-events.js";
 import type { Conversation } from "../api/types.js";
+import { alertVisitorMessage } from "./alerts.js";
 import { applyEvent, isVisitorMessage, type InboxFilter } from "./inbox-state.js";
+import { countVisitorMessage, loadUnread, markReadUpTo } from "./read-state.js";
 
 /** The inbox's conversations, newest activity first. */
 export const conversations = signal<Conversation[]>([]);
@@ -11,9 +13,7 @@ export const inboxLoaded = signal(false);
 /** The cursor of the next, older page of the inbox; null when the list is complete. */
 export const olderCursor = signal<string | null>(null);
 export const inboxFilter = signal<InboxFilter>({ chatbotId: "", status: "" });
-/** Conversations with visitor messages the agent has not opened since. */
-export const unread = signal<ReadonlySet<string>>(new Set());
-/** The conversation on screen, which new messages do not mark unread. */
+/** The conversation on screen, which new messages do not mark unread (they are read as they arrive). */
 export const openConversationId = signal<string | null>(null);
 
 /** One page of conversations under the filter, newest activity first. */
@@ -65,14 +65,6 @@ export function setInboxFilter(change: Partial<InboxFilter>): void {
   void loadInbox();
 }
 
-/** Marks a conversation read (the agent opened it). */
-export function markRead(id: string): void {
-  if (!unread.value.has(id)) return;
-  const next = new Set(unread.value);
-  next.delete(id);
-  unread.value = next;
-}
-
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 
 /** Asks the server again shortly, coalescing bursts of events into one request. */
@@ -81,6 +73,7 @@ function refreshSoon(delayMs: number): void {
   refreshTimer = setTimeout(() => {
     refreshTimer = undefined;
     void loadInbox();
+    void loadUnread().catch(() => undefined);
   }, delayMs);
 }
 
@@ -94,8 +87,15 @@ export function followInbox(): () => void {
     if (!event) return refreshSoon(0);
     const { list, unknown } = applyEvent(conversations.value, event, inboxFilter.value);
     conversations.value = list;
-    const id = event.data.conversation_id;
-    if (isVisitorMessage(event) && id && id !== openConversationId.value) unread.value = new Set(unread.value).add(id);
+    if (isVisitorMessage(event)) {
+      const { conversation_id: id, message_id: messageId, session_id: sessionId, content } = event.data;
+      // The open conversation is read as it arrives; any other one is counted, and told of.
+      if (id === openConversationId.value && document.visibilityState === "visible") void markReadUpTo(id, messageId).catch(() => undefined);
+      else {
+        countVisitorMessage(id);
+        alertVisitorMessage(id, sessionId, content);
+      }
+    }
     refreshSoon(unknown ? 0 : 1_000);
   });
 }

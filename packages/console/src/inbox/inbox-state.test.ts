@@ -9,8 +9,11 @@ function conversation(id: string, chatbotId = "bot-1"): Conversation {
     session_id: `session-${id}`,
     human_takeover: false,
     needs_attention: id === "c2",
+    attention_reason: id === "c2" ? "fallback" : null,
     message_count: 2,
-    last_message: { author: "model", content: "earlier", created_at: "2026-11-01T10:00:00.000000+00:00" },
+    unread_count: 0,
+    last_message: { author: "model", agent_name: null, content: "earlier", created_at: "2026-11-01T10:00:00.000000+00:00" },
+    events: [],
     created_at: "2026-11-01T09:00:00.000000+00:00",
     updated_at: "2026-11-01T10:00:00.000000+00:00",
   };
@@ -36,7 +39,7 @@ describe("applyEvent", () => {
   });
 
   it("cuts the preview to 200 characters and clears needs_attention on an agent's reply", () => {
-    const data = { message_id: "m2", conversation_id: "c2", chatbot_id: "bot-1", session_id: "session-c2", role: "assistant", author: "agent", content: "x".repeat(250), created_at: AT } as const;
+    const data = { message_id: "m2", conversation_id: "c2", chatbot_id: "bot-1", session_id: "session-c2", role: "assistant", author: "agent", agent_name: "Ana", content: "x".repeat(250), created_at: AT } as const;
     const event: ParleyEvent = { id: "e2", type: "message.sent", data };
     const [top] = applyEvent(list, event, all).list;
     expect(top).toMatchObject({ id: "c2", needs_attention: false, last_message: { author: "agent" } });
@@ -60,10 +63,13 @@ describe("applyEvent", () => {
       session_id: "visitor-new",
       human_takeover: false,
       needs_attention: false,
+      attention_reason: null,
       message_count: 1,
-      last_message: { author: "user", content: "Hello there", created_at: "2026-11-02T08:00:00.000000+00:00" },
+      unread_count: 1,
+      last_message: { author: "user", agent_name: null, content: "Hello there", created_at: "2026-11-02T08:00:00.000000+00:00" },
       created_at: "2026-11-02T08:00:00.000000+00:00",
       updated_at: "2026-11-02T08:00:00.000000+00:00",
+      events: [],
     });
   });
 

@@ -14,6 +14,12 @@ export interface Applied {
 
 const PREVIEW_LENGTH = 200;
 
+/** Why a conversation needs an agent, in words (docs/design.md §16). */
+export const ATTENTION_LABELS = {
+  fallback: "The bot gave its fallback reply",
+  provider_failed: "The AI provider failed to answer",
+} as const;
+
 /**
  * Applies one live event to the inbox at once, before the server is asked again: a new message
  * moves its conversation to the top with a fresh preview; a takeover flips the flag. A
@@ -35,9 +41,10 @@ export function applyEvent(list: Conversation[], event: ParleyEvent, filter: Inb
   const updated: Conversation = {
     ...current,
     message_count: current.message_count + 1,
-    last_message: { author, content: event.data.content.slice(0, PREVIEW_LENGTH), created_at: createdAt },
+    last_message: { author, agent_name: event.type === "message.sent" ? event.data.agent_name : null, content: event.data.content.slice(0, PREVIEW_LENGTH), created_at: createdAt },
     updated_at: createdAt,
     needs_attention: author === "agent" ? false : current.needs_attention,
+    attention_reason: author === "agent" ? null : current.attention_reason,
   };
   return { list: [updated, ...list.slice(0, index), ...list.slice(index + 1)], unknown: false };
 }
@@ -58,8 +65,11 @@ function withNewConversation(list: Conversation[], event: ParleyEvent, filter: I
     session_id: sessionId,
     human_takeover: message?.human_takeover === true,
     needs_attention: false,
+    attention_reason: null,
     message_count: message ? 1 : 0,
-    last_message: message ? { author: "user", content: message.content.slice(0, PREVIEW_LENGTH), created_at: createdAt } : null,
+    unread_count: message ? 1 : 0,
+    last_message: message ? { author: "user", agent_name: null, content: message.content.slice(0, PREVIEW_LENGTH), created_at: createdAt } : null,
+    events: [],
     created_at: createdAt,
     updated_at: createdAt,
   };
@@ -67,6 +77,6 @@ function withNewConversation(list: Conversation[], event: ParleyEvent, filter: I
 }
 
 /** Whether an event is a visitor's new message, which marks its conversation unread. */
-export function isVisitorMessage(event: ParleyEvent): boolean {
+export function isVisitorMessage(event: ParleyEvent): event is Extract<ParleyEvent, { type: "message.received" }> {
   return event.type === "message.received";
 }

@@ -2,10 +2,13 @@ import { useEffect } from "preact/hooks";
 import { ChatbotSelect } from "../chatbots/chatbot-select.js";
 import { chatbotName } from "../chatbots/chatbots-data.js";
 import { href } from "../router.js";
-import { AUTHOR_LABELS, formatTime } from "../ui/format.js";
+import { authorLabel, formatTime } from "../ui/format.js";
 import { EmptyState, ErrorText } from "../ui/notice.js";
 import type { InboxFilter } from "./inbox-state.js";
-import { conversations, inboxError, inboxFilter, inboxLoaded, loadInbox, loadOlder, olderCursor, setInboxFilter, unread } from "./inbox-data.js";
+import { AlertSwitches } from "./alert-switches.js";
+import { conversations, inboxError, inboxFilter, inboxLoaded, loadInbox, loadOlder, olderCursor, setInboxFilter } from "./inbox-data.js";
+import { ATTENTION_LABELS } from "./inbox-state.js";
+import { unreadCounts } from "./read-state.js";
 
 const STATUS_OPTIONS: { value: InboxFilter["status"]; label: string }[] = [
   { value: "", label: "All conversations" },
@@ -36,6 +39,7 @@ export function Inbox() {
             </select>
           </label>
         </div>
+        <AlertSwitches />
       </header>
       <ErrorText error={inboxError.value} />
       {inboxLoaded.value && list.length === 0 && !inboxError.value ? (
@@ -47,22 +51,34 @@ export function Inbox() {
       ) : (
         <ul class="inbox" aria-label="Conversations">
           {list.map((conversation) => {
-            const isUnread = unread.value.has(conversation.id);
+            const unreadCount = unreadCounts.value[conversation.id] ?? 0;
+            const isUnread = unreadCount > 0;
             return (
               <li key={conversation.id} class={isUnread ? "unread" : undefined}>
-                <a href={href(`/conversations/${conversation.id}`)} aria-label={`Conversation ${conversation.session_id} with ${chatbotName(conversation.chatbot_id)}${isUnread ? ", unread" : ""}`}>
+                <a
+                  href={href(`/conversations/${conversation.id}`)}
+                  aria-label={`Conversation ${conversation.session_id} with ${chatbotName(conversation.chatbot_id)}${isUnread ? `, ${unreadCount} unread` : ""}`}
+                >
                   <span class="row-top">
-                    {isUnread ? <span class="dot" aria-hidden="true" /> : null}
+                    {isUnread ? (
+                      <span class="unread-count" aria-hidden="true">
+                        {unreadCount}
+                      </span>
+                    ) : null}
                     <strong class="session">{conversation.session_id}</strong>
                     <span class="muted">{chatbotName(conversation.chatbot_id)}</span>
                     {conversation.human_takeover ? <span class="badge human">Taken over</span> : null}
-                    {conversation.needs_attention ? <span class="badge attention">Needs attention</span> : null}
+                    {conversation.needs_attention ? (
+                      <span class="badge attention" title={conversation.attention_reason ? ATTENTION_LABELS[conversation.attention_reason] : undefined}>
+                        Needs attention{conversation.attention_reason ? `: ${ATTENTION_LABELS[conversation.attention_reason].toLowerCase()}` : ""}
+                      </span>
+                    ) : null}
                     <time class="muted" dateTime={conversation.updated_at}>
                       {formatTime(conversation.updated_at)}
                     </time>
                   </span>
                   <span class="preview">
-                    {conversation.last_message ? `${AUTHOR_LABELS[conversation.last_message.author]}: ${conversation.last_message.content}` : "No message yet"}
+                    {conversation.last_message ? `${authorLabel(conversation.last_message.author, conversation.last_message.agent_name)}: ${conversation.last_message.content}` : "No message yet"}
                   </span>
                 </a>
               </li>

@@ -34,22 +34,45 @@ export function useIngestionPolling(ingestions: Ingestion[], onUpdate: (ingestio
   }, [key]);
 }
 
-const STATUS_LABELS = { queued: "Queued", running: "Reading", succeeded: "Done", failed: "Failed" } as const;
+/** How an ingestion ended, or that it has not: a run where every document failed is a failure, whatever its status. */
+export type Outcome = "queued" | "running" | "succeeded" | "partial" | "failed";
 
-/** One ingestion's progress bar, outcome and per-document errors. */
+/** The outcome an agent should see: `failed` when nothing could be read, `partial` when some documents failed. */
+export function outcomeOf(ingestion: Ingestion): Outcome {
+  if (ingestion.status === "queued" || ingestion.status === "running") return ingestion.status;
+  if (ingestion.status === "failed") return "failed";
+  if (ingestion.errors.length === 0) return "succeeded";
+  return ingestion.errors.length >= ingestion.documents_done || ingestion.chunks === 0 ? "failed" : "partial";
+}
+
+const OUTCOME_LABELS: Record<Outcome, string> = { queued: "Queued", running: "Reading", succeeded: "Done", partial: "Done, with documents that failed", failed: "Failed" };
+
+/** One ingestion's progress bar, outcome and per-document errors; a failed one shows no full bar, it says it failed. */
 export function IngestionProgress({ ingestion }: { ingestion: Ingestion }) {
   // The total is null while a crawl is still finding its pages: the bar then just says "busy".
   const total = ingestion.documents_total;
-  const counted = total === null ? `${plural(ingestion.documents_done, "document")} so far` : `${ingestion.documents_done} of ${plural(total, "document")}`;
+  const outcome = outcomeOf(ingestion);
+  const failedCount = ingestion.errors.length;
+  const read = Math.max(0, ingestion.documents_done - failedCount);
+  const counted =
+    total === null
+      ? `${plural(ingestion.documents_done, "document")} so far`
+      : outcome === "failed" || outcome === "partial"
+        ? `${read} of ${plural(total, "document")} read, ${failedCount} failed`
+        : `${ingestion.documents_done} of ${plural(total, "document")}`;
   return (
-    <li class={`ingestion ${ingestion.status}`}>
+    <li class={`ingestion ${outcome}`}>
       <p>
-        <strong>{STATUS_LABELS[ingestion.status]}</strong>: {counted}, {plural(ingestion.chunks, "chunk")}
+        <strong>
+          {outcome === "failed" ? "✕ " : outcome === "succeeded" ? "✓ " : ""}
+          {OUTCOME_LABELS[outcome]}
+        </strong>
+        : {counted}, {plural(ingestion.chunks, "chunk")}
       </p>
-      {total === null ? (
+      {outcome === "failed" ? null : total === null ? (
         <progress aria-label="Ingestion progress" />
       ) : (
-        <progress max={Math.max(total, 1)} value={ingestion.documents_done} aria-label="Ingestion progress" />
+        <progress max={Math.max(total, 1)} value={outcome === "partial" ? read : ingestion.documents_done} aria-label="Ingestion progress" />
       )}
       {ingestion.errors.length > 0 ? (
         <ul class="errors" aria-label="Documents that failed">

@@ -15,6 +15,8 @@ import { TableHead } from "../ui/table-head.js";
 export function Knowledge({ chatbotId }: { chatbotId: string }) {
   const documents = useResource(() => listDocuments(chatbotId), chatbotId);
   const action = useAction();
+  const upload = useAction();
+  const addAddress = useAction();
   const [ingestions, setIngestions] = useState<Ingestion[]>([]);
   const [url, setUrl] = useState("");
   const [crawl, setCrawl] = useState<Crawl>("page");
@@ -30,17 +32,27 @@ export function Knowledge({ chatbotId }: { chatbotId: string }) {
       <h1 id="knowledge-title">Knowledge of {chatbotName(chatbotId)}</h1>
       <div class="card">
         <h2>Add knowledge</h2>
-        <UploadZone busy={action.busy} onFiles={(files) => void action.run(() => uploadFiles(chatbotId, files)).then(track)} />
+        <UploadZone busy={upload.busy} onFiles={(files) => void upload.run(() => uploadFiles(chatbotId, files)).then(track)} />
+        <ErrorText error={upload.error} />
         <form
           class="inline"
           onSubmit={(event) => {
             event.preventDefault();
-            if (url.trim()) void action.run(() => addUrl(chatbotId, url.trim(), crawl)).then((ingestion) => (track(ingestion), ingestion && setUrl("")));
+            // The address stays in the field until its ingestion is queued: a refusal keeps it, to correct.
+            if (url.trim()) void addAddress.run(() => addUrl(chatbotId, url.trim(), crawl)).then((ingestion) => (track(ingestion), ingestion && setUrl("")));
           }}
         >
           <label class="grow">
             Web address
-            <input name="url" type="url" value={url} placeholder="https://example.com/help" onInput={(event) => setUrl(event.currentTarget.value)} />
+            <input
+              name="url"
+              type="url"
+              value={url}
+              aria-invalid={Boolean(addAddress.error)}
+              aria-describedby="url-error"
+              placeholder="https://example.com/help"
+              onInput={(event) => setUrl(event.currentTarget.value)}
+            />
           </label>
           <label>
             Read
@@ -50,11 +62,13 @@ export function Knowledge({ chatbotId }: { chatbotId: string }) {
               <option value="site">The site, by its links</option>
             </select>
           </label>
-          <button type="submit" disabled={action.busy}>
+          <button type="submit" disabled={addAddress.busy}>
             Add
           </button>
         </form>
-        <ErrorText error={action.error} />
+        <div id="url-error">
+          <ErrorText error={addAddress.error} />
+        </div>
         {ingestions.length > 0 ? (
           <ul class="ingestions" aria-label="Ingestions" aria-live="polite">
             {ingestions.map((ingestion) => (
@@ -65,6 +79,7 @@ export function Knowledge({ chatbotId }: { chatbotId: string }) {
       </div>
       <h2>Documents</h2>
       <ErrorText error={documents.error} />
+      <ErrorText error={action.error} />
       {documents.data && documents.data.length === 0 ? (
         <EmptyState title="This chatbot has no documents yet.">Drop files above or add a web address; the chatbot answers from them.</EmptyState>
       ) : (
@@ -73,13 +88,15 @@ export function Knowledge({ chatbotId }: { chatbotId: string }) {
           <tbody>
             {(documents.data ?? []).map((document) => (
               <tr key={document.id}>
-                <td>{document.title}</td>
-                <td class="source">{document.source}</td>
-                <td>{document.type}</td>
-                <td>{document.chunks}</td>
-                <td>{formatBytes(document.bytes)}</td>
-                <td>{formatTime(document.updated_at)}</td>
-                <td>
+                <td data-label="Title">{document.title}</td>
+                <td data-label="Source" class="source">
+                  {document.source}
+                </td>
+                <td data-label="Type">{document.type}</td>
+                <td data-label="Chunks">{document.chunks}</td>
+                <td data-label="Size">{formatBytes(document.bytes)}</td>
+                <td data-label="Updated">{formatTime(document.updated_at)}</td>
+                <td class="row-actions">
                   <ConfirmButton
                     label="Delete"
                     accessibleLabel={`Delete ${document.title}`}

@@ -5,6 +5,7 @@ import { ConfirmButton, EmptyState, ErrorText } from "../ui/notice.js";
 import { useAction, useResource } from "../ui/use-resource.js";
 import { SecretOnce } from "./secret-once.js";
 import { issueKey, listKeys, revokeKey } from "./settings-data.js";
+import { signOut } from "../session/session.js";
 import { TableHead } from "../ui/table-head.js";
 
 /** API keys: issue one (shown once), copy it, revoke one. */
@@ -23,6 +24,7 @@ export function Keys() {
           class="inline"
           onSubmit={(event) => {
             event.preventDefault();
+            if (scope === "agent" && !name.trim()) return action.setError("name: an agent key needs the agent's name");
             void action.run(() => issueKey(name.trim() || "unnamed", scope)).then((created) => {
               if (!created) return;
               setIssued(created.key);
@@ -33,13 +35,20 @@ export function Keys() {
         >
           <label class="grow">
             Name
-            <input name="key-name" value={name} onInput={(event) => setName(event.currentTarget.value)} placeholder="e.g. website widget" />
+            <input
+              name="key-name"
+              value={name}
+              aria-invalid={Boolean(action.error?.startsWith("name:"))}
+              onInput={(event) => setName(event.currentTarget.value)}
+              placeholder={scope === "agent" ? "The agent's name, e.g. Ana" : "e.g. website widget"}
+            />
           </label>
           <label>
             Scope
             <select value={scope} onChange={(event) => setScope(event.currentTarget.value as Scope)}>
               <option value="chat">chat: the three chat routes</option>
               <option value="admin">admin: this console and the operator API</option>
+              <option value="agent">agent: answers conversations in this console only</option>
             </select>
           </label>
           <button type="submit" disabled={action.busy}>
@@ -58,13 +67,29 @@ export function Keys() {
           <tbody>
             {(keys.data?.data ?? []).map((key) => (
               <tr key={key.id}>
-                <td>{key.name}</td>
-                <td>{key.scope}</td>
-                <td>{formatTime(key.created_at)}</td>
-                <td>{formatTime(key.last_used_at)}</td>
-                <td>
+                <td data-label="Name">
+                  {key.name}
+                  {key.current ? <span class="badge human">In use here</span> : null}
+                </td>
+                <td data-label="Scope">{key.scope}</td>
+                <td data-label="Created">{formatTime(key.created_at)}</td>
+                <td data-label="Last used">{formatTime(key.last_used_at)}</td>
+                <td data-label="State">
                   {key.revoked_at ? (
                     <span class="badge paused">Revoked {formatTime(key.revoked_at)}</span>
+                  ) : key.current ? (
+                    // Revoking the key this console is signed in with locks this tab out: say so first.
+                    <ConfirmButton
+                      label="Revoke"
+                      accessibleLabel={`Revoke ${key.name}`}
+                      question={`${key.name} is the key you are signed in with. Revoking it signs you out of this console at once; you will need another admin key to sign in again.`}
+                      confirmLabel="Revoke it and sign out"
+                      onConfirm={() =>
+                        void action.run(() => revokeKey(key.id)).then(() =>
+                          signOut(`You revoked the key you were signed in with (${key.name}). Sign in with another admin key; parley user list and parley key create --user USER_ID --scope admin issue one.`),
+                        )
+                      }
+                    />
                   ) : (
                     <ConfirmButton
                       label="Revoke"

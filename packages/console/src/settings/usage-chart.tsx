@@ -1,12 +1,13 @@
 import { useEffect, useRef } from "preact/hooks";
 import type uPlot from "uplot";
 import type { Usage } from "../api/types.js";
-import { monthSeries } from "./usage-series.js";
+import { chartTop, monthSeries } from "./usage-series.js";
 
 /**
- * Messages per day, and the month's running total against the plan's limit, drawn by uPlot.
- * uPlot is loaded with this screen only (a chunk of its own, from the same origin), which keeps
- * it out of the console's first load.
+ * This month on one scale: the messages of each day as bars, the running total as a line, and
+ * the plan's limit, drawn by uPlot. The legend names every series and its figure without
+ * hovering. uPlot is loaded with this screen only (a chunk of its own, from the same origin),
+ * which keeps it out of the console's first load.
  */
 export function UsageChart({ usage }: { usage: Usage }) {
   const host = useRef<HTMLDivElement>(null);
@@ -27,23 +28,32 @@ export function UsageChart({ usage }: { usage: Usage }) {
 /** Draws the chart into the element; undefined when the element is gone. */
 function draw(UPlot: typeof uPlot, usage: Usage, element: HTMLDivElement | null): uPlot | undefined {
   if (!element) return undefined;
-  const { days, perDay, runningTotal, limit } = monthSeries(usage, new Date());
+  const series = monthSeries(usage, new Date());
+  const { top, limitShown } = chartTop(series, usage.limit);
+  const count = (value: number) => value.toLocaleString("en-US");
   return new UPlot(
     {
-      width: Math.max(element.clientWidth, 320),
+      width: Math.max(Math.min(element.clientWidth, 900), 280),
       height: 260,
-      // Two scales: the day's messages as bars (left), the month's running total against the
-      // plan's limit (right); on one scale the bars would vanish under a limit of thousands.
-      scales: { x: { time: true, range: [days[0]! - 43_200, days.at(-1)! + 43_200] }, day: { range: (_chart, _min, max) => [0, Math.max(max, 5) * 1.1] }, month: { range: (_chart, _min, max) => [0, Math.max(max, usage.limit) * 1.05] } },
-      axes: [{}, { scale: "day", label: "messages per day" }, { scale: "month", side: 1, label: "this month", grid: { show: false } }],
+      // Not live: the legend shows each series' label with its figure, not "--" until hovered.
+      legend: { live: false },
+      cursor: { show: false },
+      scales: { x: { time: true, range: [series.days[0]! - 43_200, series.days.at(-1)! + 43_200] }, y: { range: [0, top] } },
+      axes: [{}, { label: "messages", size: 50 }],
       series: [
         {},
-        { label: "Messages that day", scale: "day", stroke: "#2563eb", fill: "rgba(37,99,235,0.35)", paths: UPlot.paths.bars!({ size: [0.6, 40] }), points: { show: false } },
-        { label: "Used this month", scale: "month", stroke: "#059669", width: 2, points: { show: false } },
-        { label: `Plan limit (${usage.limit.toLocaleString()})`, scale: "month", stroke: "#dc2626", dash: [6, 4], width: 1.5, points: { show: false } },
+        { label: "Messages per day", stroke: "#2563eb", fill: "rgba(37,99,235,0.35)", paths: UPlot.paths.bars!({ size: [0.6, 40] }), points: { show: false } },
+        { label: `Used this month: ${count(usage.used)}`, stroke: "#059669", width: 2.5, points: { show: false } },
+        {
+          label: limitShown ? `Plan limit: ${count(usage.limit)}` : `Plan limit: ${count(usage.limit)} (above the top of the chart)`,
+          stroke: "#dc2626",
+          dash: [6, 4],
+          width: 1.5,
+          points: { show: false },
+        },
       ],
     },
-    [days, perDay, runningTotal, limit],
+    [series.days, series.perDay, series.runningTotal, series.limit],
     element,
   );
 }

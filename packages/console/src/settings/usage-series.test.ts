@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Usage } from "../api/types.js";
-import { monthSeries } from "./usage-series.js";
+import { chartTop, monthSeries } from "./usage-series.js";
 
 const usage: Usage = {
   plan: "free",
@@ -24,6 +24,13 @@ describe("monthSeries", () => {
     expect(series.perDay.slice(0, 6)).toEqual([0, 0, 2, 0, 5, 0]);
     expect(series.runningTotal.slice(0, 8)).toEqual([0, 0, 2, 2, 7, 7, null, null]);
     expect(new Set(series.limit)).toEqual(new Set([1000]));
+  });
+
+  it("draws against the limit once the total is within half of it, and follows the data before", () => {
+    const quiet = monthSeries(usage, new Date("2026-02-06T12:00:00Z"));
+    expect(chartTop(quiet, 1000)).toEqual({ top: 8.75, limitShown: false });
+    expect(chartTop(quiet, 10)).toEqual({ top: 10.5, limitShown: true });
+    expect(chartTop(monthSeries({ ...usage, by_day: [] }, new Date("2026-02-06T12:00:00Z")), 1000)).toEqual({ top: 5, limitShown: false });
   });
 
   it("knows leap years", () => {

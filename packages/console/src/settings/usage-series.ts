@@ -31,3 +31,14 @@ export function monthSeries(usage: Usage, today: Date): UsageSeries {
   }
   return series;
 }
+
+/**
+ * The top of the chart's one scale. The running total is drawn against the plan's limit when it
+ * has come within half of it; before that the limit would flatten every line against the bottom,
+ * so the scale follows the data and the legend says the limit lies above the top.
+ */
+export function chartTop(series: UsageSeries, limit: number): { top: number; limitShown: boolean } {
+  const used = Math.max(0, ...series.runningTotal.map((value) => value ?? 0), ...series.perDay);
+  if (used >= limit * 0.5) return { top: Math.max(limit, used) * 1.05, limitShown: true };
+  return { top: Math.max(used * 1.25, 5), limitShown: false };
+}

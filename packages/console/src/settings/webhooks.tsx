@@ -87,15 +87,15 @@ export function Webhooks() {
           <tbody>
             {(deliveries.data?.data ?? []).map((delivery) => (
               <tr key={delivery.id}>
-                <td>{delivery.event_type}</td>
-                <td>
+                <td data-label="Event">{delivery.event_type}</td>
+                <td data-label="Status">
                   <span class={`badge ${delivery.status}`}>{delivery.status}</span>
                 </td>
-                <td>{delivery.attempts}</td>
-                <td>{delivery.last_status ?? "—"}</td>
-                <td>{formatTime(delivery.next_attempt_at)}</td>
-                <td>{formatTime(delivery.created_at)}</td>
-                <td>
+                <td data-label="Attempts">{delivery.attempts}</td>
+                <td data-label="Last answer">{delivery.last_status ?? "—"}</td>
+                <td data-label="Next attempt">{formatTime(delivery.next_attempt_at)}</td>
+                <td data-label="Created">{formatTime(delivery.created_at)}</td>
+                <td class="row-actions">
                   <button type="button" aria-label={`Retry delivery of ${delivery.event_type}`} onClick={() => void action.run(() => retryDelivery(delivery.id)).then(() => deliveries.reload())}>
                     Retry
                   </button>

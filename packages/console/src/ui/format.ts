@@ -20,3 +20,8 @@ export function plural(count: number, word: string): string {
 
 /** Names of the message authors as an agent reads them. */
 export const AUTHOR_LABELS = { user: "Visitor", model: "Bot", agent: "Agent" } as const;
+
+/** Who wrote a message: an agent by the name of their key ("Ana (agent)"), else Visitor or Bot. */
+export function authorLabel(author: keyof typeof AUTHOR_LABELS, agentName?: string | null): string {
+  return author === "agent" && agentName ? `${agentName} (agent)` : AUTHOR_LABELS[author];
+}
