@@ -4,6 +4,7 @@ export * from "./domain/events.js";
 export * from "./domain/user.js";
 export * from "./domain/webhook.js";
 export * from "./domain/ingestion.js";
+export type * from "./domain/knowledge.js";
 export * from "./errors.js";
 export type * from "./ports/chat-model.js";
 export type * from "./ports/clock.js";
@@ -35,7 +36,7 @@ export { buildPrompt, type ContextChunk, type Prompt } from "./chat/prompt-build
 export { defaultIdentityRules } from "./chat/identity-rules.js";
 export { retrieveCandidates, retrieveContext, selectContext, type RetrieveCandidates } from "./chat/retrieve-context.js";
 export { chunkSections, chunkText, type ChunkOptions, type Section } from "./retrieval/chunker.js";
-export { chunkDocument, embedInBatches, type DocumentInput } from "./admin/ingestion.js";
+export { chunkDocument, embedInBatches } from "./admin/ingestion.js";
 export type { IngestDocumentsOptions, IngestionProgress } from "./admin/bulk-ingestion.js";
 export { DEFAULT_FALLBACK_MESSAGE, DEFAULT_SYSTEM_PROMPT, type CreateChatbotInput } from "./admin/chatbot-admin.js";
 export type { CreateWebhookInput } from "./admin/webhooks.js";

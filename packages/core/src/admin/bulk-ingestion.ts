@@ -3,7 +3,8 @@ import { embedderMismatch, invalidRequest } from "../errors.js";
 import type { DocumentToIndex } from "../ports/search-index.js";
 import type { ChunkOptions } from "../retrieval/chunker.js";
 import { findLiveChatbot } from "./chatbot-admin.js";
-import { chunkDocument, embedInBatches, type DocumentInput } from "./ingestion.js";
+import type { DocumentInput } from "../domain/knowledge.js";
+import { chunkDocument, embedInBatches } from "./ingestion.js";
 
 /** How far a bulk ingestion has got, reported after each batch is written. */
 export interface IngestionProgress {

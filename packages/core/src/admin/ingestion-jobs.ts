@@ -2,7 +2,8 @@ import type { Chatbot } from "../domain/chatbot.js";
 import type { Ingestion, IngestionError } from "../domain/ingestion.js";
 import type { Dependencies } from "../dependencies.js";
 import { invalidRequest, isParleyError } from "../errors.js";
-import type { KnowledgeItem, KnowledgeRequest, KnowledgeSources } from "../ports/knowledge-sources.js";
+import type { KnowledgeItem, KnowledgeRequest } from "../domain/knowledge.js";
+import type { KnowledgeSources } from "../ports/knowledge-sources.js";
 import { millisToMicros } from "../support/time.js";
 import { ingestDocuments } from "./bulk-ingestion.js";
 

@@ -1,25 +1,9 @@
 import type { Dependencies } from "../dependencies.js";
 import { embedderMismatch, invalidRequest } from "../errors.js";
 import type { Embedder } from "../ports/embedder.js";
-import { chunkSections, chunkText, type ChunkOptions, type Section } from "../retrieval/chunker.js";
+import type { DocumentInput } from "../domain/knowledge.js";
+import { chunkSections, chunkText, type ChunkOptions } from "../retrieval/chunker.js";
 import { findLiveChatbot } from "./chatbot-admin.js";
-
-/** A document to add to a chatbot's knowledge. */
-export interface DocumentInput {
-  /** Identifies the document (e.g. its path); ingesting the same source again replaces it. */
-  source: string;
-  /** Shown with its chunks in the prompt; defaults to the source's last path segment. */
-  title?: string;
-  /** The whole text; chunked as one piece when there are no `sections`. */
-  text: string;
-  /**
-   * The text in labelled parts (PDF pages, DOCX headings), chunked part by part with the label at
-   * the start of each chunk, so an answer can cite "page 3". When given, it replaces `text` for chunking.
-   */
-  sections?: Section[];
-  /** `pdf`, `docx`, `html`, `markdown` or `text`, as read (default: from the source's extension). */
-  type?: string;
-}
 
 /** A document's chunks: by section when it has sections, else of its whole text. */
 export function chunkDocument(document: DocumentInput, options: ChunkOptions = {}): string[] {

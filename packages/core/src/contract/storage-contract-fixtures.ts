@@ -2,7 +2,7 @@ import type { Chatbot } from "../domain/chatbot.js";
 import type { OutboxEvent } from "../domain/events.js";
 import type { User } from "../domain/user.js";
 import type { AcceptedFacts, AcceptUserMessage, AcceptUserMessageResult, Storage } from "../ports/storage.js";
-import type { StorageCase } from "./storage-contract.js";
+import type { StorageCase } from "./storage-contract-cases.js";
 import { conversationStarted, messageReceived } from "../events/outbox-events.js";
 
 /** 2026-11-21T10:00:00Z in microseconds: every fixture time is an offset from it. */

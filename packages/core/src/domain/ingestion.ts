@@ -1,4 +1,4 @@
-import type { KnowledgeRequest } from "../ports/knowledge-sources.js";
+import type { KnowledgeRequest } from "./knowledge.js";
 
 /** Where an ingestion stands: waiting, being read, or finished one way or the other. */
 export type IngestionStatus = "queued" | "running" | "succeeded" | "failed";

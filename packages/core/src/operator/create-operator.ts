@@ -1,6 +1,6 @@
 import type { Caller } from "../domain/user.js";
 import type { Dependencies } from "../dependencies.js";
-import type { KnowledgeRequest } from "../ports/knowledge-sources.js";
+import type { KnowledgeRequest } from "../domain/knowledge.js";
 import type { ChatbotSettingsInput, CreateChatbotInput } from "../admin/chatbot-admin.js";
 import { requireAdminScope, requireAgentScope } from "../auth/authenticate.js";
 import * as accounts from "./operator-accounts.js";

@@ -2,7 +2,7 @@ import type { Chatbot } from "../domain/chatbot.js";
 import type { Caller } from "../domain/user.js";
 import type { Dependencies } from "../dependencies.js";
 import { invalidRequest, notFound } from "../errors.js";
-import type { KnowledgeRequest } from "../ports/knowledge-sources.js";
+import type { KnowledgeRequest } from "../domain/knowledge.js";
 import { changeChatbot, createChatbot, deleteChatbot, type ChatbotSettingsInput } from "../admin/chatbot-admin.js";
 import { checkKnowledgeRequest, queueIngestion } from "../admin/ingestion-jobs.js";
 import { findOwnedChatbot } from "../chatbots/owned-chatbot.js";

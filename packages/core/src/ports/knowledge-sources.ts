@@ -1,24 +1,4 @@
-import type { DocumentInput } from "../admin/ingestion.js";
-
-/** How far to follow a URL: the page alone, the pages its sitemap lists, or same-site links. */
-export type CrawlMode = "page" | "sitemap" | "site";
-
-/**
- * A file an ingestion reads: uploaded (its bytes wait in the shared UploadStore under `upload`),
- * or on the reader's own disk at `path` (the CLI's files).
- */
-export type KnowledgeFile = { name: string; upload: string } | { name: string; path: string };
-
-/** What an ingestion was asked to read, as stored with it (docs/design.md §12). */
-export type KnowledgeRequest =
-  | { kind: "text"; title: string; text: string }
-  | { kind: "files"; files: KnowledgeFile[] }
-  | { kind: "url"; url: string; crawl: CrawlMode; maxPages: number };
-
-/** One document read from a request, or the reason one source could not be read. */
-export type KnowledgeItem =
-  | { document: DocumentInput; type: string; bytes: number }
-  | { source: string; error: string };
+import type { KnowledgeItem, KnowledgeRequest } from "../domain/knowledge.js";
 
 /**
  * Turns stored knowledge requests into documents: files by their content (PDF, DOCX, HTML, text),

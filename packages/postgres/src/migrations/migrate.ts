@@ -4,20 +4,9 @@ import { PostgresSetupError } from "../postgres-setup-error.js";
 import { noPgvector, pgvectorAvailable, vectorMode, type VectorMode } from "../postgres-vector-mode.js";
 import { SEARCH_MIGRATIONS } from "./search-migrations.js";
 import { STORAGE_MIGRATIONS } from "./storage-migrations.js";
+import type { MigrationContext, PostgresMigration } from "./postgres-migration.js";
 
-/** One forward-only schema step of a track. Versions are consecutive integers from 1. */
-export interface PostgresMigration {
-  version: number;
-  name: string;
-  /** Runs inside the transaction that records the version. */
-  up(client: pg.PoolClient, context: MigrationContext): Promise<void>;
-}
-
-/** What a migration may depend on besides the schema. */
-export interface MigrationContext {
-  /** The vector mode of the search schema: decided by its first step, read from the schema after. */
-  vectors: VectorMode;
-}
+export type { MigrationContext, PostgresMigration } from "./postgres-migration.js";
 
 /** Options of a migration run. */
 export interface MigrateOptions {

@@ -1,4 +1,4 @@
-import type { PostgresMigration } from "./migrate.js";
+import type { PostgresMigration } from "./postgres-migration.js";
 
 /**
  * Chunks, their keyword postings with the statistics BM25 needs, and their vectors.

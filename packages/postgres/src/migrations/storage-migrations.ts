@@ -1,4 +1,4 @@
-import type { PostgresMigration } from "./migrate.js";
+import type { PostgresMigration } from "./postgres-migration.js";
 
 /**
  * Users, plans, keys, chatbots, conversations, messages, usage, outbox, webhooks, ingestions:
