@@ -1,9 +1,8 @@
 import type { CrawlMode, DocumentInput, KnowledgeRequest, KnowledgeSources } from "@parley/core";
 import { createKnowledgeSources } from "@parley/knowledge";
-import { stat } from "node:fs/promises";
-import { extname, resolve } from "node:path";
+import { readdir, stat } from "node:fs/promises";
+import { extname, join, resolve } from "node:path";
 import { optional, required, UsageError, wholeNumber, type Command, type CommandIo } from "./command.js";
-import { filesUnder } from "./read-documents.js";
 
 /** Extensions picked up inside folders; a file named on the command line is read whatever its name. */
 const FOLDER_EXTENSIONS = new Set([".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx"]);
@@ -108,4 +107,17 @@ function progressBar(io: CommandIo) {
       if (drawn) io.stderr.write("\n");
     },
   };
+}
+
+/** The files under a folder that `accept` takes, recursively, hidden ones left out, in a stable order. */
+async function filesUnder(folder: string, accept: (path: string) => boolean): Promise<string[]> {
+  const entries = (await readdir(folder, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+  const files: string[] = [];
+  for (const entry of entries) {
+    if (entry.name.startsWith(".")) continue;
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) files.push(...(await filesUnder(path, accept)));
+    else if (entry.isFile() && accept(path)) files.push(path);
+  }
+  return files;
 }

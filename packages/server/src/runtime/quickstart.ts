@@ -1,8 +1,9 @@
-import type { Provider } from "@parley/core";
+import type { DocumentInput, Provider } from "@parley/core";
+import { createKnowledgeSources } from "@parley/knowledge";
 import { existsSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { readdir } from "node:fs/promises";
+import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readDocuments } from "../cli/read-documents.js";
 import type { ServerConfig } from "./config.js";
 import type { ParleyRuntime } from "./open-parley.js";
 import { redactDatabaseUrl } from "@parley/postgres";
@@ -58,11 +59,28 @@ export async function seedQuickstart(runtime: ParleyRuntime, config: ServerConfi
       "You are the customer support assistant of Kettlebird, a maker of smart kettles. Be friendly and brief, and give exact figures from the documentation.",
     fallbackMessage: "Sorry, I can't answer that right now. You can reach our team at support@kettlebird.example.",
   });
-  // Sources relative to the examples folder: the demo's documents read the same on every machine.
-  const documents = folder ? (await readDocuments([resolve(folder)])).map((document) => ({ ...document, source: relative(resolve(folder), document.source) })) : [];
+  const documents = folder ? await readQuickstartDocuments(folder) : [];
   await parley.admin.ingestDocuments(chatbot.id, documents);
   const keys = [chatKey, consoleKey].map(({ id, name, scope }) => ({ id, name, scope }));
   return { user: { id: user.id, email: user.email }, keys, key, adminKey, chatbotId: chatbot.id, provider, model, documents: documents.length };
+}
+
+/** The document types of the examples folder. */
+const QUICKSTART_EXTENSIONS = new Set([".md", ".txt", ".html"]);
+
+/**
+ * The examples folder's documents, read as `parley ingest` reads files (the knowledge package, in
+ * its workers), each named by its file name: the demo's sources read the same on every machine.
+ */
+async function readQuickstartDocuments(folder: string): Promise<DocumentInput[]> {
+  const names = (await readdir(folder)).filter((name) => QUICKSTART_EXTENSIONS.has(extname(name).toLowerCase())).sort();
+  const documents: DocumentInput[] = [];
+  const request = { kind: "files" as const, files: names.map((name) => ({ name, path: join(folder, name) })) };
+  for await (const item of createKnowledgeSources().read(request, { signal: new AbortController().signal })) {
+    if ("error" in item) throw new Error(`The quickstart document ${item.source} could not be read: ${item.error}`);
+    documents.push(item.document);
+  }
+  return documents;
 }
 
 /** The start-up banner: where the server listens, the demo's key and curl commands, and what the provider needs. */
