@@ -4,7 +4,7 @@ import { defineConfig } from "tsup";
 // cannot run TypeScript). Workspace packages are bundled from their TypeScript sources (the
 // `source` export condition); the native modules stay external.
 export default defineConfig({
-  entry: { eval: "scripts/eval.ts", bench: "scripts/bench.ts", lsa: "scripts/experiments/lsa.ts" },
+  entry: { eval: "scripts/eval.ts", bench: "scripts/bench.ts" },
   outDir: ".parley-bench/build",
   format: ["esm"],
   platform: "node",

@@ -41,7 +41,7 @@ export type { IngestDocumentsOptions, IngestionProgress } from "./admin/bulk-ing
 export { DEFAULT_FALLBACK_MESSAGE, DEFAULT_SYSTEM_PROMPT, type CreateChatbotInput } from "./admin/chatbot-admin.js";
 export type { CreateWebhookInput } from "./admin/webhooks.js";
 export { createLocalEmbedder, LOCAL_EMBEDDER_FUSION, type LocalEmbedderOptions } from "./retrieval/local-embedder.js";
-export { contentTerms, MAX_QUERY_TERMS, queryWords, stem, STOPWORDS, words } from "./retrieval/tokenizer.js";
+export { MAX_QUERY_TERMS, queryWords, stem, words } from "./retrieval/tokenizer.js";
 export type * from "./ports/webhook-secrets.js";
 export type * from "./ports/storage-webhooks.js";
 export type * from "./ports/storage-operator.js";

@@ -12,13 +12,13 @@
 // generated support knowledge base).
 import autocannon, { type Request, type Result } from "autocannon";
 import { mkdtempSync, rmSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { question, seededRandom } from "./corpus.js";
 import { cpuSeconds, memoryMiB, startChild, type Child } from "./processes.js";
-import { markdownTable, report, verdict, type Measured, type Target } from "./report.js";
+import { machineLine, markdownTable, report, verdict, type Measured, type Target } from "./report.js";
 import { beirCorpus, seedDatabase } from "./seed.js";
 
 const { values: flags } = parseArgs({
@@ -119,8 +119,7 @@ async function measure(
 }
 
 async function main(): Promise<void> {
-  const cpuList = cpus();
-  say(`Machine: ${cpuList[0]?.model ?? "unknown CPU"}, ${cpuList.length} cores, Node ${process.version}, load average ${loadavg().map((value) => value.toFixed(2)).join(" ")}`);
+  say(machineLine());
   say(`Load: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${DURATION} s per route${flags.rate === undefined ? "" : `, held at ${flags.rate} requests/s`}; client, server and fake provider on this machine.`);
   say(`Limits raised so they refuse nothing: PARLEY_KEY_RATE_LIMIT=${LIMITS.keyRateLimit}, PARLEY_CONVERSATION_RATE_LIMIT=${LIMITS.conversationRateLimit}, plan quota ${LIMITS.monthlyMessages.toLocaleString("en")} messages/month; requests rotate over ${KEYS.toLocaleString("en")} keys (at most one request per key per second at 20,000 req/s, as the default limit of 60 a minute would require).`);
   const folder = mkdtempSync(join(tmpdir(), "parley-http-bench-"));

@@ -1,5 +1,6 @@
 // How the HTTP benchmark prints its figures: one block per run, and a Markdown table.
 import type { Result } from "autocannon";
+import { cpus, loadavg } from "node:os";
 
 /** One measured run and the CPU seconds each process spent in it. */
 export interface Measured {
@@ -53,4 +54,11 @@ export function markdownTable(runs: { run: Measured; target?: Target }[], peakMi
     "",
     `Server peak RSS: ${peakMiB === undefined ? "n/a" : `${Math.round(peakMiB)} MiB`}.`,
   ].join("\n");
+}
+
+/** The machine and its load, printed first by every server benchmark: figures mean little without them. */
+export function machineLine(): string {
+  const processors = cpus();
+  const load = loadavg().map((value) => value.toFixed(2)).join(" ");
+  return `Machine: ${processors[0]?.model.trim() ?? "unknown CPU"}, ${processors.length} cores, Node ${process.version}, load average ${load}`;
 }

@@ -14,10 +14,10 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { machineDescription } from "../../../scripts/lib/machine.js";
 import { loadConfig } from "../src/runtime/config.js";
 import { openParley } from "../src/runtime/open-parley.js";
 import { cpuSeconds, memoryMiB, startChild, type Child } from "./processes.js";
+import { machineLine } from "./report.js";
 
 const { values: flags } = parseArgs({
   options: {
@@ -123,7 +123,7 @@ async function main() {
     children.push(server.child);
     const url = server.match;
     const pid = server.child.process.pid;
-    say(machineDescription());
+    say(machineLine());
     say(`Load average (1 min) at the start: ${loadavg()[0]!.toFixed(1)}.`);
     say(`Server: parley serve from source (tsx), pid ${String(pid)}; ${STREAMS} streams of one user; ${RATE} chats/s, an agent's reply every ${AGENT_EVERY} ticks instead of a chat; ${DURATION} s.`);
 

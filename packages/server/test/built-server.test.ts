@@ -2,7 +2,7 @@ import { execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { poisonHtml } from "../../knowledge/test/hostile-documents.js";
+import { poisonHtml } from "@parley/knowledge/testing";
 import { loadConfig } from "../src/runtime/config.js";
 import { openParley } from "../src/runtime/open-parley.js";
 import { call, environment } from "./harness.js";

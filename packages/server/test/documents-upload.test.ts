@@ -1,6 +1,6 @@
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixture, startTestSite, type TestSite } from "../../knowledge/test/site-server.js";
+import { fixture, startTestSite, type TestSite } from "@parley/knowledge/testing";
 import { call, environment, serve } from "./harness.js";
 
 let context: Awaited<ReturnType<typeof environment>>;

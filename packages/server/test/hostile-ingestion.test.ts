@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { watchEventLoop } from "../../knowledge/test/event-loop-watch.js";
-import { deeplyNestedHtml, manyPagePdf, poisonHtml, zipBombDocx } from "../../knowledge/test/hostile-documents.js";
+import { watchEventLoop } from "@parley/knowledge/testing";
+import { deeplyNestedHtml, manyPagePdf, poisonHtml, zipBombDocx } from "@parley/knowledge/testing";
 import { call, environment, serve } from "./harness.js";
 
 let context: Awaited<ReturnType<typeof environment>>;

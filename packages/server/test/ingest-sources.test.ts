@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixture, startTestSite, type TestSite } from "../../knowledge/test/site-server.js";
+import { fixture, startTestSite, type TestSite } from "@parley/knowledge/testing";
 import { main } from "../src/cli.js";
 import { environment } from "./harness.js";
 

@@ -29,7 +29,7 @@ export const ftsTableOf = (key: number) => `search_fts_${Math.trunc(key)}`;
 /**
  * FTS5 merges a level's segments once it holds this many (FTS5's default is 4). Merging later
  * makes inserts cheaper for about twice the segments, which the in-process scorer reads no
- * slower (scripts/experiments/fts5-automerge.ts; docs/benchmarks.md, "FTS5 automerge").
+ * slower (`npm run bench:fts5-automerge`; docs/benchmarks.md, "FTS5 automerge").
  */
 export const FTS_AUTOMERGE = 8;
 

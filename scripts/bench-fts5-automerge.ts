@@ -1,6 +1,6 @@
 // FTS5's automerge setting against insert cost, segments and posting reads (FTS_AUTOMERGE in
 // packages/sqlite/src/sqlite-search-index-keyword.ts; docs/benchmarks.md, "FTS5 automerge"):
-//   node --conditions=source --import tsx scripts/experiments/fts5-automerge.ts [--chunks 100000] [--settings 4,8,0]
+//   npm run bench:fts5-automerge -- [--chunks 100000] [--settings 4,8,0]
 // For each setting: a fresh file database, one FTS5 table as Parley creates it, the benchmark's
 // synthetic chunks inserted 256 a transaction; then the segments left and the time to read the
 // postings of 28 words of synthetic queries (as the in-process scorer reads them: fts5vocab's
@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import BetterSqlite3 from "better-sqlite3";
 import { stemmer } from "stemmer";
-import { machineDescription } from "../lib/machine.js";
-import { noiseChunks, seededRandom, syntheticText } from "../lib/noise.js";
+import { machineDescription } from "./lib/machine.js";
+import { noiseChunks, seededRandom, syntheticText } from "./lib/noise.js";
 
 const { values } = parseArgs({ options: { chunks: { type: "string", default: "100000" }, settings: { type: "string", default: "4,8,0" } } });
 const total = Number(values.chunks);

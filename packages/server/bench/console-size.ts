@@ -9,12 +9,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createConsoleAssets } from "../../server/src/http/console-assets.js";
-import { buildForProduction } from "../test/support/production-build.js";
+import { buildForProduction } from "@parley/console/production-build";
+import { createConsoleAssets } from "../src/http/console-assets.js";
 
 // A production build of the sources as they are, in a folder of its own: the installed build stays as it is.
 const buildFolder = mkdtempSync(join(tmpdir(), "parley-console-size-"));
-await buildForProduction({ configFile: fileURLToPath(new URL("../vite.config.ts", import.meta.url)), outDir: buildFolder });
+await buildForProduction({ configFile: fileURLToPath(import.meta.resolve("@parley/console/vite.config.ts")), outDir: buildFolder });
 const serve = createConsoleAssets({ root: buildFolder });
 const server = createServer((request, response) => void serve(request, response, new URL(request.url ?? "/", "http://x").pathname, {}));
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
