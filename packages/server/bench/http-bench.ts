@@ -8,6 +8,8 @@
 // servers at the same load: a saturated server batches more and spends less per request),
 // --stub-core (also measure the HTTP layer alone in front of a stub core; on by default
 // when both routes run),
+// --built (run the installed `parley serve`, packages/server/bin/parley.js on the tsup build, as a
+// user does, instead of the TypeScript sources through tsx: run `npm run build` first),
 // --corpus DIR (a BEIR folder, e.g. SciFact: real abstracts and real questions instead of the
 // generated support knowledge base).
 import autocannon, { type Request, type Result } from "autocannon";
@@ -33,6 +35,7 @@ const { values: flags } = parseArgs({
     "stub-core": { type: "boolean", default: false },
     rate: { type: "string" },
     corpus: { type: "string" },
+    built: { type: "boolean", default: false },
   },
 });
 const DURATION = Number(flags.duration);
@@ -149,8 +152,8 @@ async function main(): Promise<void> {
 
     const profile = [...(flags.profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${flags.profile}`]), ...(flags.perf ? ["--perf-basic-prof"] : [])];
     const server = await startChild({
-      nodeArgs: [...TSX, ...profile],
-      script: join(BENCH, "serve-from-source.ts"),
+      nodeArgs: flags.built ? profile : [...TSX, ...profile],
+      script: flags.built ? join(ROOT, "packages/server/bin/parley.js") : join(BENCH, "serve-from-source.ts"),
       args: ["serve", "--port", "0", "--host", "127.0.0.1"],
       env,
       cwd: ROOT,
@@ -160,7 +163,7 @@ async function main(): Promise<void> {
     children.push(server.child);
     const pids = { server: server.child.process.pid, provider: provider.child.process.pid };
     const idle = memoryMiB(pids.server);
-    say(`Server: parley serve from source (tsx), pid ${String(pids.server)}, access log to /dev/null, RSS at start ${idle ? idle.rss.toFixed(0) : "n/a"} MiB.`);
+    say(`Server: parley serve ${flags.built ? "built (bin/parley.js)" : "from source (tsx)"}, pid ${String(pids.server)}, access log to /dev/null, RSS at start ${idle ? idle.rss.toFixed(0) : "n/a"} MiB.`);
     say();
 
     const runs: { run: Measured; target?: Target }[] = [];
