@@ -89,7 +89,8 @@ export function createDocumentReader(options: DocumentReaderOptions = {}): Docum
         if ("result" in outcome) resolve(outcome.result);
         else reject(new DocumentError(outcome.error));
       };
-      const onMessage = (message: { result: ReadDocument } | { error: string }) => end(message, true);
+      // A stack overflow the worker caught (TOO_COMPLEX) is a limit hit too: that worker is not reused.
+      const onMessage = (message: { result: ReadDocument } | { error: string }) => end(message, !("error" in message && message.error === TOO_COMPLEX));
       const send = () => {
         if (settled) return;
         deadline = setTimeout(() => end({ error: TOO_COMPLEX }, false), timeoutMs);
