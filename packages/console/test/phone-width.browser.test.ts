@@ -1,7 +1,6 @@
-import { existsSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM } from "./support/browser.js";
+import { skipWithoutChromium } from "./support/browser.js";
 import { startConsoleFixture, type ConsoleFixture } from "./support/console-fixture.js";
 import { api, nav, screenshot, signIn } from "./support/console-page.js";
 
@@ -31,7 +30,7 @@ async function expectFits(page: Page, screen: string) {
 // docs/design.md §16 and the issue's "every screen at 375 px": each screen of the console in
 // Chromium at a phone's width, with the data that made them overflow before (long addresses,
 // tables, the chart), and the forms' errors where the eye is.
-describe.skipIf(!existsSync(CHROMIUM))("the console at phone width (375 px) in Chromium", () => {
+describe.skipIf(skipWithoutChromium("the console at phone width (375 px) in Chromium"))("the console at phone width (375 px) in Chromium", () => {
   let fixture: ConsoleFixture;
   let page: Page;
   let conversationId = "";

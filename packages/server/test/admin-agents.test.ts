@@ -96,7 +96,8 @@ describe("the agent scope (docs/design.md §16)", () => {
     ]);
     expect(detail.json.last_message).toMatchObject({ author: "agent", agent_name: "Ben" });
     // The live stream carries the agents' names on message.sent.
-    await expect.poll(() => stream.events.filter((event) => event.event === "message.sent").length).toBe(3);
+    // Waits for the third message.sent (the stream's own bound, not Vitest's default second).
+    await expect.poll(() => stream.events.filter((event) => event.event === "message.sent").length, { timeout: 10_000, interval: 10 }).toBe(3);
     const sent = stream.events.filter((event) => event.event === "message.sent").map((event) => JSON.parse(event.data) as { data: { agent_name: string | null } });
     expect(sent.map((body) => body.data.agent_name)).toEqual([null, "Ana", "Ben"]);
     for (const body of sent) expect(validateEventBody(body)).toBe(true);
