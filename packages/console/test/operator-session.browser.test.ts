@@ -149,6 +149,24 @@ describe.skipIf(skipWithoutChromium("the console in Chromium"))("the console in 
     expect((await api(fixture.parley.url, fixture.parley.adminKey, `/v1/chatbots/${id}`)).status).toBe(404);
   });
 
+  it("counts a chatbot's long texts, and shows a refusal under the field it names with what was typed kept", async () => {
+    await page.goto(`${fixture.parley.url}/console/#/chatbots/${fixture.parley.chatbotId}`);
+    await page.getByRole("button", { name: "Save changes" }).waitFor();
+    const before = (await api(fixture.parley.url, fixture.parley.adminKey, `/v1/admin/chatbots/${fixture.parley.chatbotId}`)).json;
+    const prompt = page.getByLabel("System prompt");
+    const note = page.locator("#system_prompt-note");
+    expect(await prompt.getAttribute("aria-describedby")).toBe("system_prompt-note");
+    await prompt.fill("x".repeat(32_001));
+    await note.getByText("32,001 / 32,000 characters: 1 too many").waitFor();
+    expect(await page.locator("#fallback_message-note").textContent()).toMatch(/^[\d,]+ \/ 4,000 characters$/);
+    await page.getByRole("button", { name: "Save changes" }).click();
+    // The API's refusal names the field: it shows under that field, not at the top of the page.
+    await note.getByRole("alert").filter({ hasText: /^system_prompt: / }).waitFor();
+    expect(await page.getByRole("alert").count()).toBe(1);
+    expect((await prompt.inputValue()).length).toBe(32_001);
+    expect((await api(fixture.parley.url, fixture.parley.adminKey, `/v1/admin/chatbots/${fixture.parley.chatbotId}`)).json).toEqual(before);
+  });
+
   it("issues a key shown once, and revokes it", async () => {
     await nav(page, "API keys").click();
     await page.getByLabel("Name").fill("website widget");

@@ -3,7 +3,7 @@ import { href, navigate } from "../router.js";
 import { formatTime, plural } from "../ui/format.js";
 import { ConfirmButton, ErrorText } from "../ui/notice.js";
 import { useAction, useResource } from "../ui/use-resource.js";
-import { ChatbotForm } from "./chatbot-form.js";
+import { ChatbotForm, fieldOfError } from "./chatbot-form.js";
 import { deleteChatbot, getChatbot, loadChatbots, updateChatbot } from "./chatbots-data.js";
 
 /** One chatbot: edit its fields, pause or resume it, delete it. */
@@ -67,13 +67,15 @@ export function ChatbotDetail({ id }: { id: string }) {
           <p role="status" class="saved">
             {saved}
           </p>
-          <ErrorText error={action.error} />
+          {/* A refusal of one field shows under that field in the form; the others here, by the actions. */}
+          <ErrorText error={fieldOfError(action.error) ? null : action.error} />
           <div class="card">
             <ChatbotForm
               key={data.updated_at}
               initial={{ name: data.name, provider: data.provider, model: data.model, system_prompt: data.system_prompt, fallback_message: data.fallback_message }}
               submitLabel="Save changes"
               busy={action.busy}
+              error={fieldOfError(action.error) ? action.error : null}
               onSubmit={(fields) => void change(fields, "Saved.")}
             />
           </div>

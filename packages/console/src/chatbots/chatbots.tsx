@@ -31,13 +31,13 @@ export function Chatbots() {
             initial={{ ...NEW_CHATBOT }}
             submitLabel="Create chatbot"
             busy={action.busy}
+            error={action.error}
             onSubmit={(fields) =>
               void action.run(() => createChatbot(fields)).then((created) => {
                 if (created) navigate(`/chatbots/${created.id}`);
               })
             }
           />
-          <ErrorText error={action.error} />
           <button type="button" class="link" onClick={() => setCreating(false)}>
             Cancel
           </button>
