@@ -116,6 +116,21 @@ describe.skipIf(skipWithoutChromium("the console in Chromium"))("the console in 
     expect(await page.evaluate(() => (globalThis as Record<string, unknown>).__owned)).toBeUndefined();
   });
 
+  it("shows a model reply's sources under it, as the API gives them", async () => {
+    expect((await chat("How long is the warranty of the kettle?", "visitor-sources")).status).toBe(200);
+    const list = (await api(fixture.parley.url, fixture.parley.adminKey, "/v1/admin/conversations?limit=100")).json as { data: { id: string; session_id: string }[] };
+    const id = list.data.find((conversation) => conversation.session_id === "visitor-sources")!.id;
+    const detail = (await api(fixture.parley.url, fixture.parley.adminKey, `/v1/admin/conversations/${id}`)).json as { messages: { author: string; sources: { title: string }[] }[] };
+    const titles = detail.messages.find((message) => message.author === "model")!.sources.map((source) => source.title);
+    // The demo chatbot's knowledge answers about the warranty: the reply cites it.
+    expect(titles.length).toBeGreaterThan(0);
+    await nav(page, "Inbox").click();
+    await page.getByRole("link", { name: /Conversation visitor-sources/ }).click();
+    const sources = page.locator(".message.model .sources li");
+    await sources.first().waitFor();
+    expect(await sources.allTextContents()).toEqual(titles);
+  });
+
   it("pauses a chatbot (chat answers 403) and resumes it", async () => {
     await nav(page, "Chatbots").click();
     await page.getByRole("link", { name: "Kettlebird Support", exact: true }).click();
