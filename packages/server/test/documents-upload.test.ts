@@ -129,6 +129,17 @@ describe("POST /v1/admin/chatbots/{id}/documents", () => {
     expect((await call(`${server.url}/v1/admin/ingestions/${queued.id}`, { key: doomedKey })).json).toMatchObject({ status: "failed" });
   });
 
+  it("removes an upload whose ingestion ends without reading it: given up after its runs kept stopping", async () => {
+    const created = await upload(["lost.txt", Buffer.from("Never read: every run of it stopped.")]);
+    expect(created.status).toBe(202);
+    expect(waiting()).toBe(1);
+    // As if three runners had died on it (INGESTION_MAX_RUNS): the next claim gives it up unread.
+    server.runtime.database.prepare("UPDATE ingestions SET attempts = 3 WHERE id = ?").run(created.json.id);
+    expect(await finished(created.json.id)).toMatchObject({ status: "failed", documents_done: 0, errors: [{ detail: expect.stringContaining("the ingestion is given up") }] });
+    // Nothing read it, so only the end of the ingestion can have removed it.
+    expect(waiting()).toBe(0);
+  });
+
   it("reads a URL given as JSON, crawling the local site when private URLs are allowed", async () => {
     const created = await call(documentsUrl(), { key, body: { url: `${site.origin}/`, crawl: "site", max_pages: 3 } });
     expect(created.status).toBe(202);

@@ -57,4 +57,31 @@ describe.skipIf(testDatabaseUrl === undefined)("uploads shared by two processes 
     const found = await call(`${running.url}/v1/admin/chatbots/${chatbot.id}/search`, { key, body: { query: "descaling interval Zephyr" } });
     expect((found.json as { data: { text: string }[] }).data[0]!.text).toContain("four weeks");
   }, 60_000);
+
+  it("is removed, unread, when its ingestion is given up and when its chatbot is deleted", async () => {
+    const user = await receiver.parley.admin.createUser({ email: "uploads-ended@example.com" });
+    const { key } = await receiver.parley.admin.createApiKey({ userId: user.id, scope: "admin" });
+    const waiting = async () => (await observer.query<{ count: number }>("SELECT count(*)::int AS count FROM uploads")).rows[0]!.count;
+    const send = async (chatbotId: string, name: string) => {
+      const form = new FormData();
+      form.append("files", new Blob(["Never read."]), name);
+      const response = await fetch(`${running.url}/v1/admin/chatbots/${chatbotId}/documents`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
+      expect(response.status).toBe(202);
+      return ((await response.json()) as { id: string }).id;
+    };
+    const kept = await receiver.parley.admin.createChatbot({ userId: user.id, name: "Kept", provider: "openai", model: "gpt-test" });
+    const lost = await send(kept.id, "lost.txt");
+    expect(await waiting()).toBe(1);
+    // As if three runners had died on it: the next claim gives it up without reading it.
+    await observer.query("UPDATE ingestions SET attempts = 3 WHERE id = $1", [lost]);
+    expect(await worker.ingestions.runOnce()).toBeTruthy();
+    expect((await call(`${running.url}/v1/admin/ingestions/${lost}`, { key })).json).toMatchObject({ status: "failed", documents_done: 0 });
+    expect(await waiting()).toBe(0);
+
+    const doomed = await receiver.parley.admin.createChatbot({ userId: user.id, name: "Doomed", provider: "openai", model: "gpt-test" });
+    await send(doomed.id, "never.txt");
+    expect(await waiting()).toBe(1);
+    expect((await call(`${running.url}/v1/admin/chatbots/${doomed.id}`, { key, method: "DELETE" })).status).toBe(204);
+    expect(await waiting()).toBe(0);
+  }, 60_000);
 });
