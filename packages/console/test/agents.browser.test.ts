@@ -17,6 +17,28 @@ const RECORD_NOTIFICATIONS = `(() => {
   };
 })();`;
 
+/** Counts the console's chimes: an AudioContext whose oscillators only count their starts (a chime is two tones). */
+const RECORD_CHIMES = `(() => {
+  let tones = 0;
+  window.__chimes = 0;
+  const param = { value: 0, setValueAtTime() {}, exponentialRampToValueAtTime() {} };
+  window.AudioContext = class {
+    currentTime = 0;
+    destination = {};
+    createOscillator() {
+      return { frequency: param, connect: (next) => next, start() { tones += 1; window.__chimes = Math.floor(tones / 2); }, stop() {} };
+    }
+    createGain() {
+      return { gain: param, connect: (next) => next };
+    }
+  };
+})();`;
+
+/** Waits until the tab's title reads `title` (a condition in the page, not Vitest's default second of polling). */
+const titleBecomes = (page: Page, title: string) => page.waitForFunction((expected) => (globalThis as unknown as { document: { title: string } }).document.title === expected, title);
+/** Waits until the page has played `count` chimes (see RECORD_CHIMES). A function, not a string: the console's CSP forbids eval. */
+const chimesReach = (page: Page, count: number) => page.waitForFunction((expected) => (globalThis as unknown as { __chimes: number }).__chimes === expected, count);
+
 const notificationsOf = (page: Page) => page.evaluate("window.__notifications") as Promise<{ title: string; body: string }[]>;
 
 // docs/design.md §16 in Chromium: two agents with agent keys, each in a browser of their own, and
@@ -74,11 +96,9 @@ describe.skipIf(skipWithoutChromium("a team of agents in Chromium"))("a team of 
     expect((await fixture.chat("My kettle will not boil.", "visitor-team")).status).toBe(200);
     for (const page of [ana, ben, owner]) {
       await unreadLink(page, "visitor-team").waitFor();
-      // Wait for the title to change, not for Vitest's default second of polling.
-      await page.waitForFunction('document.title !== "Parley console"');
-      expect(await page.title()).toBe("(1) Parley console");
+      await titleBecomes(page, "(1) Parley console");
     }
-    await ben.waitForFunction("window.__notifications.length > 0");
+    await ben.waitForFunction(() => (globalThis as unknown as { __notifications: unknown[] }).__notifications.length > 0);
     expect(await notificationsOf(ben)).toEqual([{ title: "New message from visitor-team", body: "My kettle will not boil." }]);
     // Ana never turned notifications on: her browser was not even asked.
     expect(await ana.evaluate("Notification.permission")).toBe("default");
@@ -92,14 +112,14 @@ describe.skipIf(skipWithoutChromium("a team of agents in Chromium"))("a team of 
     await ana.getByRole("button", { name: "Send reply" }).click();
     await ana.getByText("Ana (agent)").waitFor();
     // Opening the conversation read it, for Ana only.
-    await expect.poll(() => ana.title()).toBe("Parley console");
+    await titleBecomes(ana, "Parley console");
     expect(await ben.title()).toBe("(1) Parley console");
 
     await unreadLink(ben, "visitor-team").click();
     await ben.getByText("Ana took the conversation over").waitFor();
     await ben.getByText("Ana (agent)").waitFor();
     await ben.getByText("Ana here: try holding the power button for five seconds.").waitFor();
-    await expect.poll(() => ben.title()).toBe("Parley console");
+    await titleBecomes(ben, "Parley console");
     await ben.getByLabel(/Reply to the visitor/).fill("Ben here too, if that does not work.");
     await ben.getByLabel(/Reply to the visitor/).press("Enter");
     await ana.getByText("Ben (agent)").waitFor();
@@ -121,10 +141,10 @@ describe.skipIf(skipWithoutChromium("a team of agents in Chromium"))("a team of 
     await unreadLink(ana, "visitor-second").waitFor();
     await ana.reload();
     await unreadLink(ana, "visitor-second").waitFor();
-    await expect.poll(() => ana.title()).toBe("(1) Parley console");
+    await titleBecomes(ana, "(1) Parley console");
     await unreadLink(ana, "visitor-second").click();
     await ana.getByText("Is descaling covered by the warranty?").waitFor();
-    await expect.poll(() => ana.title()).toBe("Parley console");
+    await titleBecomes(ana, "Parley console");
 
     // Ana signs in on Ben's browser, in a tab of its own: what she read is read there too,
     // while Ben has still to read it.
@@ -137,6 +157,25 @@ describe.skipIf(skipWithoutChromium("a team of agents in Chromium"))("a team of 
     await unreadLink(ben, "visitor-second").waitFor();
     expect(await ben.title()).toBe("(1) Parley console");
     await anaElsewhere.close();
+  });
+
+  it("plays a sound for a visitor's message elsewhere only for the agent who turned it on", async () => {
+    for (const page of [ana, ben]) {
+      await page.goto(`${fixture.parley.url}/console/#/inbox`);
+      await page.getByLabel("Play a sound").waitFor();
+      await page.evaluate(RECORD_CHIMES);
+    }
+    expect(await ana.getByLabel("Play a sound").isChecked()).toBe(false);
+    await ana.getByLabel("Play a sound").check();
+    // Turning it on plays it once, so the agent knows what to listen for.
+    await chimesReach(ana, 1);
+    expect((await fixture.chat("Is anyone there?", "visitor-sound")).status).toBe(200);
+    await chimesReach(ana, 2);
+    await unreadLink(ben, "visitor-sound").waitFor();
+    expect(await ben.evaluate("window.__chimes")).toBe(0);
+    // The choice is kept in Ana's browser across a reload.
+    await ana.reload();
+    expect(await ana.getByLabel("Play a sound").isChecked()).toBe(true);
   });
 
   it("says why a conversation needs attention, and collapses a long message with “show all”", async () => {

@@ -68,8 +68,9 @@ describe.skipIf(skipWithoutChromium("the console at phone width (375 px) in Chro
     const box = page.getByLabel(/Reply to the visitor/);
     await box.fill("A draft the agent has not sent yet.");
     await page.reload();
-    await expect.poll(() => box.inputValue()).toBe("A draft the agent has not sent yet.");
+    // The counter shows once the draft is back in the box.
     await page.getByText("35 / 32,000 characters").waitFor();
+    expect(await box.inputValue()).toBe("A draft the agent has not sent yet.");
     // Over the limit: the counter says so, the API's refusal shows right under the box, and the text stays.
     const tooLong = "x".repeat(32_001);
     await box.fill(tooLong);
