@@ -42,6 +42,32 @@ export const CHAT_SQL = {
       needs_attention = coalesce($9::boolean, needs_attention),
       attention_reason = CASE WHEN $9::boolean IS NULL THEN attention_reason WHEN $9::boolean THEN 'fallback' ELSE NULL END
     WHERE id = $2 RETURNING ${CONVERSATION_COLUMNS}`,
+  /**
+   * A reply in one statement: the message, its count in the conversation (as `insertAndCount`)
+   * and its events, applied only while the conversation is still the one the events were built
+   * from ($10–$13: its count, takeover, attention flag and reason; the row is locked first, so
+   * a concurrent step is waited for and compared after it). Returns the conversation as it was
+   * before, and whether the step applied: when it did not, nothing was written and the row
+   * returned is the one to build the step from again.
+   */
+  storeReply: `WITH current AS (
+      SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = $2 FOR UPDATE
+    ), guarded AS (
+      SELECT 1 FROM current WHERE message_count = $10 AND human_takeover = $11 AND needs_attention = $12 AND attention_reason IS NOT DISTINCT FROM $13::text
+    ), stored AS (
+      INSERT INTO messages (${MESSAGE_COLUMNS}) SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM guarded)
+    ), counted AS (
+      UPDATE conversations SET message_count = message_count + 1, updated_at = $7,
+        needs_attention = coalesce($9::boolean, needs_attention),
+        attention_reason = CASE WHEN $9::boolean IS NULL THEN attention_reason WHEN $9::boolean THEN 'fallback' ELSE NULL END
+      WHERE id = $2 AND EXISTS (SELECT 1 FROM guarded)
+    ), events AS (
+      INSERT INTO outbox_events (${OUTBOX_COLUMNS})
+      SELECT id, type, user_id, chatbot_id, data, created_at
+      FROM unnest($14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::bigint[]) WITH ORDINALITY AS e (id, type, user_id, chatbot_id, data, created_at, position)
+      WHERE EXISTS (SELECT 1 FROM guarded) ORDER BY position
+    )
+    SELECT ${CONVERSATION_COLUMNS}, EXISTS (SELECT 1 FROM guarded) AS applied FROM current`,
   /** Outbox events, in order, in one statement. */
   insertEvents: `INSERT INTO outbox_events (${OUTBOX_COLUMNS})
     SELECT id, type, user_id, chatbot_id, data, created_at

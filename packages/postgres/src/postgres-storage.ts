@@ -86,6 +86,14 @@ const eventColumns = (events: readonly OutboxEvent[]) => [
   events.map((event) => event.createdAt),
 ];
 
+/** How many times a guarded one-statement step is tried (each time from the row the last one returned) before the locked transaction. */
+const GUARDED_ATTEMPTS = 3;
+
+async function readConversation(pool: pg.Pool, id: string): Promise<Conversation | null> {
+  const { rows } = await pool.query<ConversationRow>(SQL.getConversationById, [id]);
+  return rows[0] ? conversationFromRow(rows[0]) : null;
+}
+
 /** The first of `base`, `base-2`, `base-3`, … that none of the owner's live chatbots uses. */
 async function firstFreeSlug(client: Queryable, ownerId: string, base: string): Promise<string> {
   const { rows } = await client.query<{ slug: string }>(SQL.liveSlugsFrom, [ownerId, base]);
@@ -235,10 +243,24 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     },
     async appendAssistantMessage(input) {
       const { id, conversationId, content, author, at } = input;
-      // Four round trips: BEGIN, message and count, events, COMMIT.
+      const agentName = author === "agent" ? (input.agentName ?? null) : null;
+      const message: Message = { id, conversationId, role: "assistant", author, content, agentName, createdAt: at, sources: structuredClone(input.sources ?? []) };
+      // One round trip when the caller's conversation is still the stored one (a chat's reply):
+      // the statement applies only then, and otherwise returns the row to build the step from.
+      let expected = input.conversation?.id === conversationId ? input.conversation : await readConversation(pool, conversationId);
+      for (let attempt = 0; attempt < GUARDED_ATTEMPTS && expected !== null; attempt += 1) {
+        const after = { ...expected, messageCount: expected.messageCount + 1, updatedAt: at, needsAttention: input.needsAttention, attentionReason: input.needsAttention ? ("fallback" as const) : null };
+        // Built before the statement: a throwing builder writes nothing.
+        const events = input.events(after, { ...message });
+        const { rows } = await pool.query<ConversationRow & { applied: boolean }>(CHAT_SQL.storeReply, [
+          ...messageValues(message), input.needsAttention, expected.messageCount, expected.humanTakeover, expected.needsAttention, expected.attentionReason, ...eventColumns(events),
+        ]);
+        if (rows[0]?.applied) return { message, events };
+        expected = rows[0] ? conversationFromRow(rows[0]) : null;
+      }
+      if (expected === null) throw new Error(`No conversation ${conversationId}.`);
+      // The conversation kept changing under the guarded statement: the locked transaction.
       return write(async (client) => {
-        const agentName = author === "agent" ? (input.agentName ?? null) : null;
-        const message: Message = { id, conversationId, role: "assistant", author, content, agentName, createdAt: at, sources: structuredClone(input.sources ?? []) };
         const { rows } = await client.query<ConversationRow>(CHAT_SQL.insertAndCount, [...messageValues(message), input.needsAttention]);
         if (!rows[0]) throw new Error(`No conversation ${conversationId}.`);
         // Built inside the transaction: a throwing builder rolls the message back with it.

@@ -118,6 +118,7 @@ export async function storeReply(dependencies: Dependencies, accepted: AcceptedM
     sources: fallback ? [] : sources,
     needsAttention: fallback,
     at: clock.now(),
+    conversation: accepted.conversation,
     events: (conversation, message) => [messageSent(sentId, chatbot.ownerId, conversation, message)],
   });
   publish(dependencies.events, stored.events);

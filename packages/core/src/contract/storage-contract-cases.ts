@@ -35,6 +35,7 @@ export const STORAGE_CASES = [
   "25 concurrent messages with 10 left accept exactly 10",
   "appendAssistantMessage stores a model's or an agent's reply after the user message",
   "appendAssistantMessage stores a reply's sources with it, and every read gives them back in order",
+  "appendAssistantMessage builds its events from the stored conversation, whatever conversation the caller passes",
   "setHumanTakeover on a new session creates the conversation with its events",
   "setHumanTakeover toggles an existing conversation, telling the builder whether the flag changed",
   "findConversation returns null for an unknown session",
