@@ -18,7 +18,7 @@ import { startTestPostgres, testDatabaseUrl, type TestPostgres } from "./test-po
  * Round trips of a chat on the common path (a known key, an existing conversation, a chatbot with
  * documents): 13, and one lookup per document the reply cites as a source (this chatbot has one).
  */
-const DATABASE_ROUND_TRIPS = 14;
+const DATABASE_ROUND_TRIPS = 7;
 const REDIS_ROUND_TRIPS = 2;
 
 const redisUrl = process.env.PARLEY_TEST_REDIS_URL?.trim() || undefined;

@@ -1,9 +1,8 @@
 import type { Chatbot } from "../domain/chatbot.js";
 import type { Conversation } from "../domain/conversation.js";
 import type { Plan } from "../domain/user.js";
-import type { Storage } from "./storage.js";
 
-/** What {@link Storage.readChatState} reads: everything a chat checks before it accepts a message. */
+/** What `Storage.readChatState` reads: everything a chat checks before it accepts a message. */
 export interface ReadChatState {
   chatbotId: string;
   sessionId: string;
@@ -26,12 +25,20 @@ export interface ChatState {
   conversation: Conversation | null;
 }
 
+/** The Storage port's single reads `readChatStateInParts` composes. */
+interface SingleReads {
+  getChatbot(id: string): Promise<Chatbot | null>;
+  getPlan(name: string): Promise<Plan | null>;
+  getMonthlyUsage(userId: string, month: string): Promise<number>;
+  findConversation(chatbotId: string, sessionId: string): Promise<Conversation | null>;
+}
+
 /**
  * `readChatState` from the port's single reads, for adapters where a read costs no round trip
  * (in memory, SQLite). Not one snapshot, which a chat does not need: each value is checked
  * again where it matters (the quota and the conversation in `acceptUserMessage`).
  */
-export async function readChatStateInParts(storage: Pick<Storage, "getChatbot" | "getPlan" | "getMonthlyUsage" | "findConversation">, input: ReadChatState): Promise<ChatState> {
+export async function readChatStateInParts(storage: SingleReads, input: ReadChatState): Promise<ChatState> {
   const [chatbot, plan, used, conversation] = await Promise.all([
     storage.getChatbot(input.chatbotId),
     storage.getPlan(input.planName),
