@@ -1,9 +1,47 @@
-import { CONVERSATION_COLUMNS, MESSAGE_COLUMNS, OUTBOX_COLUMNS } from "./postgres-storage-rows.js";
+import { CHATBOT_COLUMNS, CONVERSATION_COLUMNS, MESSAGE_COLUMNS, OUTBOX_COLUMNS } from "./postgres-storage-rows.js";
 
 // The statements of a chat's two write steps, each doing in one round trip what used to take
 // several (docs/scaling.md, "Round trips of a chat"): still one transaction per step.
 
 export const CHAT_SQL = {
+  /** What a chat checks before it accepts a message, in one statement: each part a JSON row (or null). */
+  readChatState: `SELECT
+      (SELECT row_to_json(b) FROM (SELECT ${CHATBOT_COLUMNS} FROM chatbots WHERE id = $1) b) AS chatbot,
+      (SELECT row_to_json(p) FROM (SELECT name, monthly_messages FROM plans WHERE name = $2) p) AS plan,
+      coalesce((SELECT used FROM monthly_usage WHERE user_id = $3 AND month = $4), 0) AS used,
+      (SELECT row_to_json(v) FROM (SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE chatbot_id = $1 AND session_id = $5) v) AS conversation`,
+  /**
+   * Accepting a message into an existing conversation in one statement, applied only while the
+   * conversation is still the one the events were built from ($3–$7: its id, count, takeover,
+   * attention flag and reason; the row is locked first, so a concurrent step is waited for and
+   * compared after it): the quota reserved (only then is anything written), the conversation
+   * counted, the message and its events stored, and the history before it read. Returns the
+   * conversation as it was before, whether the guard held, the month's count when the quota
+   * was reserved (null: used up, nothing written), and the history, oldest first.
+   */
+  acceptIntoConversation: `WITH current AS (
+      SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE chatbot_id = $1 AND session_id = $2 FOR UPDATE
+    ), guarded AS (
+      SELECT 1 FROM current WHERE id = $3 AND message_count = $4 AND human_takeover = $5 AND needs_attention = $6 AND attention_reason IS NOT DISTINCT FROM $7::text
+    ), reserved AS (
+      INSERT INTO monthly_usage AS usage (user_id, month, used) SELECT $8, $9, 1 WHERE $10::bigint > 0 AND EXISTS (SELECT 1 FROM guarded)
+      ON CONFLICT (user_id, month) DO UPDATE SET used = usage.used + 1 WHERE usage.used < $10::bigint
+      RETURNING used
+    ), counted AS (
+      UPDATE conversations SET message_count = message_count + 1, updated_at = $18 WHERE id = $3 AND EXISTS (SELECT 1 FROM reserved)
+    ), history AS (
+      SELECT ${MESSAGE_COLUMNS}, seq FROM messages WHERE conversation_id = $3 AND EXISTS (SELECT 1 FROM guarded) ORDER BY seq DESC LIMIT $11
+    ), stored AS (
+      INSERT INTO messages (${MESSAGE_COLUMNS}) SELECT $12, $13, $14, $15, $16, $17, $18, $19 WHERE EXISTS (SELECT 1 FROM reserved)
+    ), events AS (
+      INSERT INTO outbox_events (${OUTBOX_COLUMNS})
+      SELECT id, type, user_id, chatbot_id, data, created_at
+      FROM unnest($20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::bigint[]) WITH ORDINALITY AS e (id, type, user_id, chatbot_id, data, created_at, position)
+      WHERE EXISTS (SELECT 1 FROM reserved) ORDER BY position
+    )
+    SELECT ${CONVERSATION_COLUMNS}, EXISTS (SELECT 1 FROM guarded) AS applied, (SELECT used FROM reserved) AS used,
+      (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]') FROM history h) AS history
+    FROM current`,
   /**
    * Counts the message in the conversation of (chatbot, session), creating it if new. The upsert
    * locks the conversation's row for the rest of the transaction, as a separate lock did.
@@ -42,6 +80,32 @@ export const CHAT_SQL = {
       needs_attention = coalesce($9::boolean, needs_attention),
       attention_reason = CASE WHEN $9::boolean IS NULL THEN attention_reason WHEN $9::boolean THEN 'fallback' ELSE NULL END
     WHERE id = $2 RETURNING ${CONVERSATION_COLUMNS}`,
+  /**
+   * A reply in one statement: the message, its count in the conversation (as `insertAndCount`)
+   * and its events, applied only while the conversation is still the one the events were built
+   * from ($10–$13: its count, takeover, attention flag and reason; the row is locked first, so
+   * a concurrent step is waited for and compared after it). Returns the conversation as it was
+   * before, and whether the step applied: when it did not, nothing was written and the row
+   * returned is the one to build the step from again.
+   */
+  storeReply: `WITH current AS (
+      SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = $2 FOR UPDATE
+    ), guarded AS (
+      SELECT 1 FROM current WHERE message_count = $10 AND human_takeover = $11 AND needs_attention = $12 AND attention_reason IS NOT DISTINCT FROM $13::text
+    ), stored AS (
+      INSERT INTO messages (${MESSAGE_COLUMNS}) SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM guarded)
+    ), counted AS (
+      UPDATE conversations SET message_count = message_count + 1, updated_at = $7,
+        needs_attention = coalesce($9::boolean, needs_attention),
+        attention_reason = CASE WHEN $9::boolean IS NULL THEN attention_reason WHEN $9::boolean THEN 'fallback' ELSE NULL END
+      WHERE id = $2 AND EXISTS (SELECT 1 FROM guarded)
+    ), events AS (
+      INSERT INTO outbox_events (${OUTBOX_COLUMNS})
+      SELECT id, type, user_id, chatbot_id, data, created_at
+      FROM unnest($14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::bigint[]) WITH ORDINALITY AS e (id, type, user_id, chatbot_id, data, created_at, position)
+      WHERE EXISTS (SELECT 1 FROM guarded) ORDER BY position
+    )
+    SELECT ${CONVERSATION_COLUMNS}, EXISTS (SELECT 1 FROM guarded) AS applied FROM current`,
   /** Outbox events, in order, in one statement. */
   insertEvents: `INSERT INTO outbox_events (${OUTBOX_COLUMNS})
     SELECT id, type, user_id, chatbot_id, data, created_at

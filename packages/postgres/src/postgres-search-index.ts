@@ -44,6 +44,10 @@ interface ChunkRow {
   source: Buffer;
   title: Buffer;
   body: Buffer;
+  /** The chunk's document, where the statement joins it (null when it has none). */
+  document_id?: string | null;
+  document_title?: Buffer | null;
+  document_type?: string | null;
 }
 
 const describe = (space: EmbeddingSpace) => `${space.embedderId} (${space.dimensions} dimensions)`;
@@ -68,6 +72,7 @@ const hitOf = (row: ChunkRow, score: number): SearchHit => ({
   title: fromBytes(row.title),
   text: fromBytes(row.body),
   score,
+  ...(row.document_id ? { document: { id: row.document_id, title: fromBytes(row.document_title!), type: row.document_type! } } : {}),
 });
 
 const chunkIdOf = (chunkId: string) => (/^[1-9]\d{0,15}$/.test(chunkId) ? Number(chunkId) : undefined);

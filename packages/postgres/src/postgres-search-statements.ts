@@ -36,7 +36,8 @@ export const SEARCH_SQL = {
     SELECT $1, term, added FROM unnest($2::text[], $3::bigint[]) AS t (term, added) ORDER BY term
     ON CONFLICT (bot, term) DO UPDATE SET document_frequency = search_terms.document_frequency + excluded.document_frequency`,
   // BM25 over the chatbot's own statistics: IDF floored as FTS5 floors it, then the top k chunks.
-  // The chatbot is found by its id in the same statement: one round trip.
+  // The chatbot is found by its id in the same statement, and each chunk's document (a reply's
+  // source) read with it: one round trip.
   keyword: `WITH bot AS (SELECT key, chunk_count::float8 AS n, total_length::float8 / greatest(chunk_count, 1) AS average FROM search_chatbots WHERE chatbot_id = $1),
       query AS (SELECT unnest($2::text[]) AS term),
       weights AS (
@@ -48,7 +49,8 @@ export const SEARCH_SQL = {
         FROM weights AS w CROSS JOIN bot AS s JOIN search_postings AS p ON p.bot = s.key AND p.term = w.term
         GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT $3
       )
-    SELECT c.id, c.source, c.title, c.body, scored.score FROM scored JOIN search_chunks AS c ON c.id = scored.chunk_id
+    SELECT c.id, c.source, c.title, c.body, scored.score, d.id AS document_id, d.title AS document_title, d.type AS document_type
+    FROM scored JOIN search_chunks AS c ON c.id = scored.chunk_id LEFT JOIN search_documents AS d ON d.bot = c.bot AND d.source = c.source
     ORDER BY scored.score DESC, c.id`,
   // Exact nearest neighbours: every vector of the chatbot, cosine distance computed by pgvector.
   exactVectors: `SELECT id, source, title, body, embedding <=> $2::vector AS distance FROM search_chunks
@@ -59,8 +61,12 @@ export const SEARCH_SQL = {
     FROM unnest($2::bigint[], $3::${vectors === "pgvector" ? "text" : "bytea"}[]) AS v (id, embedding) WHERE c.bot = $1 AND c.id = v.id`,
   // The top chunks of an in-process vector search, by id, with the chatbot's row as it is now: the
   // search checks the copy it scored was that version (else refreshes and scores again).
-  chunksById: `SELECT b.key, b.embedder_id, b.dimensions, b.chunk_count, b.hnsw_dimensions, b.generation, b.epoch, c.id, c.source, c.title, c.body
-    FROM search_chatbots AS b LEFT JOIN search_chunks AS c ON c.bot = b.key AND c.id = ANY($2::bigint[]) WHERE b.chatbot_id = $1`,
+  // Each chunk with its document (a reply's source), as the keyword search reads them.
+  chunksById: `SELECT b.key, b.embedder_id, b.dimensions, b.chunk_count, b.hnsw_dimensions, b.generation, b.epoch, c.id, c.source, c.title, c.body,
+      d.id AS document_id, d.title AS document_title, d.type AS document_type
+    FROM search_chatbots AS b LEFT JOIN search_chunks AS c ON c.bot = b.key AND c.id = ANY($2::bigint[])
+      LEFT JOIN search_documents AS d ON d.bot = c.bot AND d.source = c.source
+    WHERE b.chatbot_id = $1`,
   // Replaced vectors: the in-process copies read everything again.
   bumpEpoch: "UPDATE search_chatbots SET epoch = epoch + 1 WHERE key = $1",
   setSpace: "UPDATE search_chatbots SET embedder_id = $2, dimensions = $3 WHERE key = $1",

@@ -44,6 +44,7 @@ export const STORAGE_SQL = {
     RETURNING used`,
   getMonthlyUsage: "SELECT used FROM monthly_usage WHERE user_id = $1 AND month = $2",
 
+  getConversationById: `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = $1`,
   findConversation: `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE chatbot_id = $1 AND session_id = $2`,
   // Two first messages of one session at once: one inserts, the other finds it (no error). The
   // owner is copied from the chatbot, which never changes hands.

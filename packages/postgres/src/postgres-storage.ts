@@ -86,6 +86,19 @@ const eventColumns = (events: readonly OutboxEvent[]) => [
   events.map((event) => event.createdAt),
 ];
 
+/** How many times a guarded one-statement step is tried (each time from the row the last one returned) before the locked transaction. */
+const GUARDED_ATTEMPTS = 3;
+
+async function monthlyUsage(pool: pg.Pool, userId: string, month: string): Promise<number> {
+  const { rows } = await pool.query<{ used: number }>(SQL.getMonthlyUsage, [userId, month]);
+  return rows[0]?.used ?? 0;
+}
+
+async function readConversation(pool: pg.Pool, id: string): Promise<Conversation | null> {
+  const { rows } = await pool.query<ConversationRow>(SQL.getConversationById, [id]);
+  return rows[0] ? conversationFromRow(rows[0]) : null;
+}
+
 /** The first of `base`, `base-2`, `base-3`, … that none of the owner's live chatbots uses. */
 async function firstFreeSlug(client: Queryable, ownerId: string, base: string): Promise<string> {
   const { rows } = await client.query<{ slug: string }>(SQL.liveSlugsFrom, [ownerId, base]);
@@ -207,7 +220,40 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       return rows[0]?.used ?? 0;
     },
 
+    async readChatState(input) {
+      const { rows } = await pool.query<{ chatbot: ChatbotRow | null; plan: PlanRow | null; used: number; conversation: ConversationRow | null }>(CHAT_SQL.readChatState, [
+        input.chatbotId, input.planName, input.userId, input.month, toText(input.sessionId),
+      ]);
+      const row = rows[0]!;
+      return {
+        chatbot: row.chatbot && chatbotFromRow(row.chatbot),
+        plan: row.plan && planFromRow(row.plan),
+        used: Number(row.used),
+        conversation: row.conversation && conversationFromRow(row.conversation),
+      };
+    },
+
     async acceptUserMessage(input) {
+      // One round trip into the conversation the caller read, while it is still the stored one.
+      let expected = input.conversation ?? null;
+      for (let attempt = 0; attempt < GUARDED_ATTEMPTS && expected !== null; attempt += 1) {
+        const message: Message = { id: input.messageId, conversationId: expected.id, role: "user", author: "end_user", content: input.content, agentName: null, createdAt: input.at, sources: [] };
+        const conversation = { ...expected, messageCount: expected.messageCount + 1, updatedAt: input.at };
+        // Built before the statement: a throwing builder writes nothing.
+        const events = input.events({ conversation: { ...conversation }, conversationCreated: false, message: { ...message } });
+        const { rows } = await pool.query<ConversationRow & { applied: boolean; used: number | null; history: MessageRow[] }>(CHAT_SQL.acceptIntoConversation, [
+          input.chatbotId, toText(input.sessionId), expected.id, expected.messageCount, expected.humanTakeover, expected.needsAttention, expected.attentionReason,
+          input.userId, input.month, input.monthlyLimit, input.historyLimit, ...messageValues(message), ...eventColumns(events),
+        ]);
+        const row = rows[0];
+        if (row?.applied) {
+          // The quota is used up: nothing was written.
+          if (row.used === null) return { accepted: false as const, used: await monthlyUsage(pool, input.userId, input.month) };
+          return { accepted: true as const, conversation, conversationCreated: false, message, history: row.history.map(messageFromRow), events, used: Number(row.used) };
+        }
+        // Changed since it was read (or gone): built again from the row the statement saw.
+        expected = row ? conversationFromRow(row) : null;
+      }
       // Five round trips: BEGIN, the conversation, the history, quota with message and events, COMMIT.
       try {
         return await write(async (client) => {
@@ -235,10 +281,24 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     },
     async appendAssistantMessage(input) {
       const { id, conversationId, content, author, at } = input;
-      // Four round trips: BEGIN, message and count, events, COMMIT.
+      const agentName = author === "agent" ? (input.agentName ?? null) : null;
+      const message: Message = { id, conversationId, role: "assistant", author, content, agentName, createdAt: at, sources: structuredClone(input.sources ?? []) };
+      // One round trip when the caller's conversation is still the stored one (a chat's reply):
+      // the statement applies only then, and otherwise returns the row to build the step from.
+      let expected = input.conversation?.id === conversationId ? input.conversation : await readConversation(pool, conversationId);
+      for (let attempt = 0; attempt < GUARDED_ATTEMPTS && expected !== null; attempt += 1) {
+        const after = { ...expected, messageCount: expected.messageCount + 1, updatedAt: at, needsAttention: input.needsAttention, attentionReason: input.needsAttention ? ("fallback" as const) : null };
+        // Built before the statement: a throwing builder writes nothing.
+        const events = input.events(after, { ...message });
+        const { rows } = await pool.query<ConversationRow & { applied: boolean }>(CHAT_SQL.storeReply, [
+          ...messageValues(message), input.needsAttention, expected.messageCount, expected.humanTakeover, expected.needsAttention, expected.attentionReason, ...eventColumns(events),
+        ]);
+        if (rows[0]?.applied) return { message, events };
+        expected = rows[0] ? conversationFromRow(rows[0]) : null;
+      }
+      if (expected === null) throw new Error(`No conversation ${conversationId}.`);
+      // The conversation kept changing under the guarded statement: the locked transaction.
       return write(async (client) => {
-        const agentName = author === "agent" ? (input.agentName ?? null) : null;
-        const message: Message = { id, conversationId, role: "assistant", author, content, agentName, createdAt: at, sources: structuredClone(input.sources ?? []) };
         const { rows } = await client.query<ConversationRow>(CHAT_SQL.insertAndCount, [...messageValues(message), input.needsAttention]);
         if (!rows[0]) throw new Error(`No conversation ${conversationId}.`);
         // Built inside the transaction: a throwing builder rolls the message back with it.

@@ -1,5 +1,5 @@
 import type { Database } from "better-sqlite3";
-import { conflict } from "@parley/core";
+import { conflict, readChatStateInParts } from "@parley/core";
 import type { ApiKey, Chatbot, ChatbotChanges, Conversation, Storage, User } from "@parley/core";
 import { openDatabase } from "./database.js";
 import {
@@ -189,6 +189,9 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
 
     async getMonthlyUsage(userId, month) {
       return statements.getMonthlyUsage.get(userId, month)?.used ?? 0;
+    },
+    async readChatState(input) {
+      return readChatStateInParts(this, input);
     },
 
     async acceptUserMessage(input) {

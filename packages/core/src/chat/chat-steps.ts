@@ -3,11 +3,12 @@
 // differs between them; every other step is the same function.
 import type { Chatbot } from "../domain/chatbot.js";
 import type { Conversation, Message, MessageSource } from "../domain/conversation.js";
-import type { Caller, User } from "../domain/user.js";
+import type { Caller, Plan, User } from "../domain/user.js";
 import type { Dependencies } from "../dependencies.js";
-import { chatbotPaused, conversationRateLimited, isParleyError, providerFailed, quotaExceeded } from "../errors.js";
+import { chatbotNotFound, chatbotPaused, conversationRateLimited, isParleyError, providerFailed, quotaExceeded } from "../errors.js";
 import { conversationStarted, messageReceived, messageSent, publish } from "../events/outbox-events.js";
-import { findOwnedChatbot } from "../chatbots/owned-chatbot.js";
+import { ownedChatbot } from "../chatbots/owned-chatbot.js";
+import { isUuid } from "../support/ids.js";
 import type { ChatModel } from "../ports/chat-model.js";
 import { formatTimestamp, microsToMillis, monthOf, startOfNextMonth } from "../support/time.js";
 import { parseChatInput } from "./chat-input.js";
@@ -34,14 +35,19 @@ export interface AcceptedMessage {
 export async function acceptMessage(dependencies: Dependencies, caller: Pick<Caller, "user">, chatbotId: string, body: unknown): Promise<AcceptedMessage> {
   const { storage, rateLimiter, clock, ids, settings } = dependencies;
   const { message, sessionId } = parseChatInput(body, caller.user.id);
-  const chatbot = await findOwnedChatbot(dependencies, caller.user, chatbotId);
+  if (!isUuid(chatbotId)) throw chatbotNotFound();
+
+  // The chatbot, the plan, the month's usage and the conversation, read together.
+  const now = clock.now();
+  const month = monthOf(now);
+  const state = await storage.readChatState({ chatbotId: chatbotId.toLowerCase(), sessionId, userId: caller.user.id, planName: caller.user.planName, month });
+  const chatbot = ownedChatbot(state.chatbot, caller.user);
   if (!chatbot.isActive) throw chatbotPaused();
 
   // 1. Quota, then the conversation's rate. The quota is read here so that an exhausted
   //    quota is reported before the conversation limit, and reserved atomically in step 2–4.
-  const now = clock.now();
-  const quota = await monthlyQuota(dependencies, caller.user, now);
-  if ((await storage.getMonthlyUsage(caller.user.id, quota.month)) >= quota.limit) throw quota.exceeded();
+  const quota = monthlyQuota(dependencies, caller.user, state.plan, now);
+  if (state.used >= quota.limit) throw quota.exceeded();
   const perMinute = settings.conversationMessagesPerMinute;
   const conversationRate = await rateLimiter.hit(`conversation:${chatbot.id}:${sessionId}`, perMinute, 60_000);
   if (!conversationRate.allowed) throw conversationRateLimited(perMinute, Math.max(1, Math.ceil(conversationRate.retryAfterMs / 1000)));
@@ -51,12 +57,13 @@ export async function acceptMessage(dependencies: Dependencies, caller: Pick<Cal
   const [startedId, receivedId] = [ids.uuid(), ids.uuid()];
   const accepted = await storage.acceptUserMessage({
     userId: caller.user.id,
-    month: quota.month,
+    month,
     monthlyLimit: quota.limit,
     chatbotId: chatbot.id,
     sessionId,
     content: message,
     newConversationId: ids.uuid(),
+    conversation: state.conversation,
     messageId: ids.uuid(),
     eventIds: [startedId, receivedId],
     historyLimit: settings.historyTurns,
@@ -118,20 +125,20 @@ export async function storeReply(dependencies: Dependencies, accepted: AcceptedM
     sources: fallback ? [] : sources,
     needsAttention: fallback,
     at: clock.now(),
+    conversation: accepted.conversation,
     events: (conversation, message) => [messageSent(sentId, chatbot.ownerId, conversation, message)],
   });
   publish(dependencies.events, stored.events);
   return stored.message;
 }
 
-/** The user's monthly limit for the month of `now`, and the error to throw when it is used up. */
-async function monthlyQuota(dependencies: Pick<Dependencies, "storage" | "settings">, user: User, now: number) {
-  const plan = (await dependencies.storage.getPlan(user.planName)) ?? dependencies.settings.defaultPlan;
+/** The user's monthly limit (the plan as read; the default plan when it is not stored), and the error to throw when it is used up. */
+function monthlyQuota(dependencies: Pick<Dependencies, "settings">, user: User, stored: Plan | null, now: number) {
+  const plan = stored ?? dependencies.settings.defaultPlan;
   const limit = user.monthlyMessagesOverride ?? plan.monthlyMessages;
   const resetsAt = startOfNextMonth(now);
   const retryAfterSeconds = Math.max(1, Math.ceil(microsToMillis(resetsAt - now) / 1000));
   return {
-    month: monthOf(now),
     limit,
     exceeded: () => quotaExceeded(plan.name, limit, formatTimestamp(resetsAt).slice(0, 10), retryAfterSeconds),
   };

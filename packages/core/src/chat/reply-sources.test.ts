@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { setup } from "../../test/harness.js";
+import type { SearchIndex } from "../ports/search-index.js";
+import { replySources } from "./reply-sources.js";
 
 describe("sources on replies", () => {
   it("names the documents of the prompt's context in the prompt's order, each once, with the PDF page of its first chunk", async () => {
@@ -54,5 +56,19 @@ describe("sources on replies", () => {
     for await (const event of parley.chatStream(caller, chatbot.id, { message: "refund days", session_id: "b" })) if (event.type === "reply") streamed = event.message.sources;
     expect(chatted.sources).toMatchObject([{ title: "Refund policy", source: "refunds.md", page: null }]);
     expect(streamed).toEqual(chatted.sources);
+  });
+
+  it("names a document the search read with its chunk without looking it up again", async () => {
+    const lookedUp: string[] = [];
+    const index = { getDocument: async (_chatbotId: string, key: { source: string }) => (lookedUp.push(key.source), { id: "d-2", title: "FAQ", source: key.source, type: "html" }) } as unknown as SearchIndex;
+    const sources = await replySources(index, "bot", [
+      { source: "manual.pdf", text: "(page 7) Descale monthly.", document: { id: "d-1", title: "Manual", type: "pdf" } },
+      { source: "faq.html", text: "Refunds." },
+    ]);
+    expect(sources).toEqual([
+      { documentId: "d-1", title: "Manual", source: "manual.pdf", page: 7 },
+      { documentId: "d-2", title: "FAQ", source: "faq.html", page: null },
+    ]);
+    expect(lookedUp).toEqual(["faq.html"]);
   });
 });

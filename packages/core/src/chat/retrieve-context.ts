@@ -1,6 +1,6 @@
 import { embedderMismatch } from "../errors.js";
 import type { Embedder, FusionParameters } from "../ports/embedder.js";
-import type { SearchIndex } from "../ports/search-index.js";
+import type { HitDocument, SearchIndex } from "../ports/search-index.js";
 import { fuseByReciprocalRank, type FusedHit } from "../retrieval/fusion.js";
 import type { RetrievalSettings } from "../settings.js";
 import type { ContextChunk } from "./prompt-builder.js";
@@ -8,6 +8,8 @@ import type { ContextChunk } from "./prompt-builder.js";
 /** A chunk chosen for the prompt, with the source of its document (to name the reply's sources). */
 export interface SelectedChunk extends ContextChunk {
   source: string;
+  /** Its document, when the search read it with the chunk. */
+  document?: HitDocument;
 }
 
 /** What hybrid retrieval needs. */
@@ -59,14 +61,16 @@ export function selectContext(hits: FusedHit[], settings: Pick<RetrievalSettings
     const title = hit.title.trim() || hit.source;
     const size = title.length + hit.text.length;
     if (used + size > budget) {
-      if (chosen.length === 0) chosen.push({ title, text: hit.text.slice(0, Math.max(0, budget - title.length)), source: hit.source });
+      if (chosen.length === 0) chosen.push({ title, text: hit.text.slice(0, Math.max(0, budget - title.length)), source: hit.source, ...documentOf(hit) });
       continue; // a smaller chunk further down may still fit
     }
-    chosen.push({ title, text: hit.text, source: hit.source });
+    chosen.push({ title, text: hit.text, source: hit.source, ...documentOf(hit) });
     used += size;
   }
   return chosen;
 }
+
+const documentOf = (hit: FusedHit): { document?: HitDocument } => (hit.document === undefined ? {} : { document: hit.document });
 
 /** Retrieval and selection as chat runs them. */
 export async function retrieveContext(

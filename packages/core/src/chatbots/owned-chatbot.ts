@@ -10,7 +10,11 @@ import { isUuid } from "../support/ids.js";
  */
 export async function findOwnedChatbot(dependencies: Pick<Dependencies, "storage">, user: User, chatbotId: string): Promise<Chatbot> {
   if (!isUuid(chatbotId)) throw chatbotNotFound();
-  const chatbot = await dependencies.storage.getChatbot(chatbotId.toLowerCase());
+  return ownedChatbot(await dependencies.storage.getChatbot(chatbotId.toLowerCase()), user);
+}
+
+/** The chatbot as read if it is the user's and not deleted; `not_found` otherwise (see {@link findOwnedChatbot}). */
+export function ownedChatbot(chatbot: Chatbot | null, user: User): Chatbot {
   if (!chatbot || chatbot.deletedAt !== null || chatbot.ownerId !== user.id) throw chatbotNotFound();
   return chatbot;
 }

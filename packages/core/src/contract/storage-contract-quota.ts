@@ -1,7 +1,8 @@
 import { describe, expect } from "vitest";
 import type { Chatbot } from "../domain/chatbot.js";
 import type { AcceptUserMessage } from "../ports/storage.js";
-import { MONTH, START, acceptInput, acceptMessage, seedOwnedChatbot, type ContractContext, type RegisterTest } from "./storage-contract-fixtures.js";
+import type { ReadChatState } from "../ports/chat-state.js";
+import { MONTH, START, acceptInput, acceptMessage, seedOwnedChatbot, uuidOf, type ContractContext, type RegisterTest } from "./storage-contract-fixtures.js";
 
 /** The monthly quota reserved by acceptUserMessage, alone and under concurrent calls. */
 export function registerQuotaTests(context: ContractContext, test: RegisterTest): void {
@@ -40,6 +41,62 @@ export function registerQuotaTests(context: ContractContext, test: RegisterTest)
       expect(await storage().getMonthlyUsage(chatbot.ownerId, "2026-10")).toBe(1);
       expect(await storage().getMonthlyUsage(chatbot.ownerId, "2026-11")).toBe(1);
       expect(await storage().getMonthlyUsage(chatbot.ownerId, "2026-12")).toBe(0);
+    });
+
+    test("readChatState reads the chatbot, the plan, the month's usage and the conversation together", async () => {
+      const chatbot = await seed();
+      const owner = chatbot.ownerId;
+      await storage().upsertPlan({ name: "pro", monthlyMessages: 5000 });
+      const read = (overrides: Partial<ReadChatState> = {}) => storage().readChatState({ chatbotId: chatbot.id, sessionId: "session-1", userId: owner, planName: "pro", month: MONTH, ...overrides });
+      expect(await read()).toEqual({ chatbot, plan: { name: "pro", monthlyMessages: 5000 }, used: 0, conversation: null });
+      const accepted = await accept(chatbot);
+      expect(await read()).toEqual({ chatbot, plan: { name: "pro", monthlyMessages: 5000 }, used: 1, conversation: accepted.conversation });
+      expect(await read({ sessionId: "session-\u0000two", planName: "none", month: "2026-01" })).toEqual({ chatbot, plan: null, used: 0, conversation: null });
+      expect((await read({ chatbotId: uuidOf(998) })).chatbot).toBeNull();
+    });
+
+    test("a message accepted with the conversation as read before it changed is stored, counted and evented from the stored one", async () => {
+      const chatbot = await seed();
+      await accept(chatbot);
+      const read = await storage().findConversation(chatbot.id, "session-1");
+      // Since the read: another message and a takeover.
+      await accept(chatbot, { at: START + 1 });
+      await storage().setHumanTakeover({ chatbotId: chatbot.id, sessionId: "session-1", humanTakeover: true, newConversationId: context.nextId(), at: START + 2, events: () => [] });
+      const result = await accept(chatbot, { at: START + 3, conversation: read });
+      expect(result.conversation).toMatchObject({ id: read!.id, messageCount: 3, humanTakeover: true, updatedAt: START + 3 });
+      expect(result.conversation).toEqual(await storage().findConversation(chatbot.id, "session-1"));
+      expect(result.conversationCreated).toBe(false);
+      expect(result.history.map((message) => message.createdAt)).toEqual([START, START + 1]);
+      expect(result.events.map((event) => [event.type, (event.data as { human_takeover?: boolean }).human_takeover])).toEqual([["message.received", true]]);
+      const outbox = await storage().listOutboxEvents({ limit: 100 });
+      expect(outbox.filter((event) => event.id === result.events[0]!.id)).toEqual(result.events);
+      // A conversation read as missing that exists since is found, not created again.
+      const again = await accept(chatbot, { at: START + 4, conversation: null });
+      expect(again.conversation).toMatchObject({ id: read!.id, messageCount: 4 });
+      expect(await storage().getMonthlyUsage(chatbot.ownerId, MONTH)).toBe(4);
+    });
+
+    test("12 concurrent messages into one conversation as read, with 8 left, accept exactly 8, each with the messages before it as history", async () => {
+      const chatbot = await seed();
+      for (let count = 0; count < 2; count += 1) await accept(chatbot, { monthlyLimit: 10, at: START + count });
+      const read = await storage().findConversation(chatbot.id, "session-1");
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, index) => storage().acceptUserMessage(acceptInput(context, chatbot, { monthlyLimit: 10, historyLimit: 20, conversation: read, at: START + 10 + index }))),
+      );
+      const accepted = results.filter((result) => result.accepted);
+      expect(accepted).toHaveLength(8);
+      expect(accepted.map((result) => result.used).sort((a, b) => a - b)).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
+      expect(results.filter((result) => !result.accepted)).toEqual(Array.from({ length: 4 }, () => ({ accepted: false, used: 10 })));
+      const stored = await storage().listMessages(read!.id);
+      expect(stored).toHaveLength(10);
+      expect(await storage().findConversation(chatbot.id, "session-1")).toMatchObject({ messageCount: 10 });
+      for (const result of accepted) {
+        const place = stored.findIndex((message) => message.id === result.message.id);
+        expect(result.history.map((message) => message.id)).toEqual(stored.slice(0, place).map((message) => message.id));
+        expect(result.conversation.messageCount).toBe(place + 1);
+      }
+      const received = (await storage().listOutboxEvents({ limit: 100 })).filter((event) => event.type === "message.received");
+      expect(received).toHaveLength(10);
     });
 
     test("25 concurrent messages with 10 left accept exactly 10", async () => {

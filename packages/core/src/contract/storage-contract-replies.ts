@@ -1,7 +1,8 @@
 import { describe, expect } from "vitest";
 import type { Chatbot } from "../domain/chatbot.js";
 import type { AcceptUserMessage } from "../ports/storage.js";
-import { conversationStarted, takeoverChanged } from "../events/outbox-events.js";
+import type { Conversation } from "../domain/conversation.js";
+import { conversationStarted, messageSent, takeoverChanged } from "../events/outbox-events.js";
 import { MONTH, START, acceptMessage, seedOwnedChatbot, uuidOf, type ContractContext, type RegisterTest } from "./storage-contract-fixtures.js";
 
 /** Assistant messages, human takeover and the outbox. */
@@ -45,6 +46,28 @@ export function registerReplyTests(context: ContractContext, test: RegisterTest)
       // An agent's reply without sources stores none.
       const agent = await storage().appendAssistantMessage({ id: context.nextId(), conversationId, content: "Agent.", author: "agent", at: START + 4, needsAttention: false, events: () => [] });
       expect(agent.message.sources).toEqual([]);
+    });
+
+    test("appendAssistantMessage builds its events from the stored conversation, whatever conversation the caller passes", async () => {
+      const chatbot = await seed();
+      const question = await accept(chatbot);
+      const stale = question.conversation;
+      // The conversation changes after the caller read it: a takeover and another message.
+      await storage().setHumanTakeover({ chatbotId: chatbot.id, sessionId: stale.sessionId, humanTakeover: true, newConversationId: context.nextId(), at: START + 2, events: () => [] });
+      await accept(chatbot, { at: START + 3 });
+      const seen: Conversation[] = [];
+      const reply = await storage().appendAssistantMessage({
+        id: context.nextId(), conversationId: stale.id, content: "Fallback.", author: "model", at: START + 4, needsAttention: true, conversation: stale,
+        events: (conversation, message) => (seen.push(conversation), [messageSent(uuidOf(503), chatbot.ownerId, conversation, message)]),
+      });
+      const stored = await storage().findConversation(chatbot.id, stale.sessionId);
+      expect(stored).toMatchObject({ messageCount: 3, humanTakeover: true, needsAttention: true, attentionReason: "fallback", updatedAt: START + 4 });
+      // The builder saw the conversation as stored after the reply, and its event is in the outbox once.
+      expect(seen.at(-1)).toEqual(stored);
+      expect(reply.events.map((event) => event.id)).toEqual([uuidOf(503)]);
+      const outbox = await storage().listOutboxEvents({ limit: 100 });
+      expect(outbox.filter((event) => event.id === uuidOf(503))).toHaveLength(1);
+      expect(await storage().listMessages(stale.id)).toHaveLength(3);
     });
 
     test("setHumanTakeover on a new session creates the conversation with its events", async () => {

@@ -1,3 +1,4 @@
+import { readChatStateInParts } from "../ports/chat-state.js";
 import type { Chatbot } from "../domain/chatbot.js";
 import type { Conversation, ConversationEvent, ConversationSummary, Message } from "../domain/conversation.js";
 import type { OutboxEvent } from "../domain/events.js";
@@ -136,6 +137,9 @@ export function createMemoryStorage(): Storage {
 
     async getMonthlyUsage(userId, month) {
       return usage.get(usageKey(userId, month)) ?? 0;
+    },
+    async readChatState(input) {
+      return readChatStateInParts(this, input);
     },
 
     async acceptUserMessage(input: AcceptUserMessage): Promise<AcceptUserMessageResult> {

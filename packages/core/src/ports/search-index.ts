@@ -30,6 +30,18 @@ export interface SearchHit {
   text: string;
   /** The arm's own score: higher is better (BM25 negated, or cosine similarity). */
   score: number;
+  /**
+   * The chunk's document as the index lists it, when the index read it with the chunk (so a
+   * reply names its sources without another read); absent otherwise.
+   */
+  document?: HitDocument;
+}
+
+/** A hit's document: what a reply's sources name. */
+export interface HitDocument {
+  id: string;
+  title: string;
+  type: string;
 }
 
 /** A stored chunk, for re-embedding. */

@@ -35,9 +35,16 @@ export interface AppendAssistantMessage {
   sources?: MessageSource[];
   /** The reply is the fallback message: the conversation needs an agent (reason `fallback`). */
   needsAttention: boolean;
-  /** Builds the outbox events of the stored message (`message.sent`), in the same step. */
+  /** Builds the outbox events of the stored message (`message.sent`), in the same step, from the conversation after it. */
   events: (conversation: Conversation, message: Message) => OutboxEvent[];
   at: number;
+  /**
+   * The conversation as the caller last read it, if it did (a chat has it from accepting the
+   * message). A hint only: an adapter over a networked database builds the step from it and
+   * writes it in one statement that applies only while the stored conversation is still this
+   * one; otherwise it reads the conversation again. The outcome is the same either way.
+   */
+  conversation?: Conversation;
 }
 
 /** Where {@link Storage.readOutbox} starts, and how much it returns. */

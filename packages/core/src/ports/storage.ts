@@ -1,6 +1,7 @@
 import type { Chatbot } from "../domain/chatbot.js";
 import type { Conversation, ConversationEvent, ConversationSummary, Message } from "../domain/conversation.js";
 import type { MarkConversationRead } from "./storage-agents.js";
+import type { ChatState, ReadChatState } from "./chat-state.js";
 import type { OutboxEvent } from "../domain/events.js";
 import type { Ingestion } from "../domain/ingestion.js";
 import type { ApiKey, Plan, User } from "../domain/user.js";
@@ -32,6 +33,13 @@ export interface AcceptUserMessage {
   content: string;
   /** Used only when the conversation does not exist yet. */
   newConversationId: string;
+  /**
+   * The conversation of (chatbot, session) as the caller read it (null: there was none), if it
+   * did. A hint only: an adapter over a networked database builds the step from it and writes
+   * it in one statement that applies only while the stored conversation is still this one;
+   * otherwise it reads again. The outcome is the same either way.
+   */
+  conversation?: Conversation | null;
   messageId: string;
   /** Ids for the outbox events this call may write (at most two). */
   eventIds: [string, string];
@@ -130,6 +138,12 @@ export interface Storage {
 
   /** User messages counted for the user in that month (`YYYY-MM`). */
   getMonthlyUsage(userId: string, month: string): Promise<number>;
+  /**
+   * The chatbot, the user's plan and month's usage, and the conversation of (chatbot, session):
+   * what a chat checks before it accepts a message, in one read (one round trip on a networked
+   * database).
+   */
+  readChatState(input: ReadChatState): Promise<ChatState>;
 
   /**
    * The heart of a chat call, as one atomic step: reserves one message of the month's quota
