@@ -63,3 +63,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
 export const ROUTE_TEMPLATES: ReadonlyArray<{ method: string; path: string }> = ENDPOINTS.filter(
   (endpoint) => endpoint.access.kind === "key" && !endpoint.success.stream,
 ).map(({ method, path }) => ({ method, path: path.replace(/\{\w+\}/g, "([^/]+)") }));
+
+/**
+ * The widget's public routes answering JSON, as patterns (the fuzz covers them with visitor
+ * tokens): the session's live events, which never end, are left out.
+ */
+export const WIDGET_ROUTE_TEMPLATES: ReadonlyArray<{ method: string; path: string }> = ENDPOINTS.filter(
+  (endpoint) => endpoint.access.kind === "visitor" && !(endpoint.success.stream && !endpoint.success.schema),
+).map(({ method, path }) => ({ method, path: path.replace(/\{\w+\}/g, "([^/]+)") }));
