@@ -5,7 +5,8 @@
 // event loop (a 1 ms timer's longest gap, and `monitorEventLoopDelay` at 1 ms) and reads its
 // own /proc/thread-self/schedstat: CPU time, time runnable but waiting for a CPU, so a stall
 // can be told apart as running, waiting for a CPU, or blocked (neither).
-// Options: --runs N (5), --mb 40,100,170 (heap sizes filled), --only worker|child.
+// Options: --runs N (5), --mb 40,100,170 (heap sizes filled), --only worker|child,
+// --how none,terminate,busy,exit,limit,parsing (which ends; "parsing" watches 2 s of allocation, not an end).
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -14,7 +15,7 @@ import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 
 const { values: flags } = parseArgs({
-  options: { runs: { type: "string", default: "5" }, mb: { type: "string", default: "40,100,170" }, only: { type: "string" } },
+  options: { runs: { type: "string", default: "5" }, mb: { type: "string", default: "40,100,170" }, only: { type: "string" }, how: { type: "string", default: "none,terminate,busy,exit,limit,parsing" } },
 });
 const say = (line = "") => process.stdout.write(`${line}\n`);
 
@@ -95,7 +96,7 @@ function watch() {
   };
 }
 
-type How = "terminate" | "exit" | "limit" | "none" | "busy";
+type How = "terminate" | "exit" | "limit" | "none" | "busy" | "parsing";
 type Outcome = { heap: number; endMs: number } & ReturnType<ReturnType<typeof watch>>;
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -120,7 +121,7 @@ async function workerRun(mb: number, how: How): Promise<Outcome> {
     const full = messages("full");
     worker.postMessage({ fill: mb });
     heap = (await full).full!;
-    if (how === "busy") worker.postMessage({ churn: true });
+    if (how === "busy" || how === "parsing") worker.postMessage({ churn: true });
     await settle(how === "busy" ? 300 : 100);
     stop = watch();
     started = performance.now();
@@ -128,9 +129,10 @@ async function workerRun(mb: number, how: How): Promise<Outcome> {
     else if (how === "exit") worker.postMessage({ exit: true });
     else void settle(200).then(() => worker.terminate());
   }
-  if (how === "none") {
-    await settle(200);
+  if (how === "none" || how === "parsing") {
+    await settle(how === "parsing" ? 2000 : 200);
     const figures = stop();
+    void worker.terminate();
     await exited;
     return { heap, endMs: 0, ...figures };
   }
@@ -158,15 +160,15 @@ async function childRun(mb: number, how: How): Promise<Outcome> {
     const full = messages("full");
     child.send({ fill: mb });
     heap = (await full).full!;
-    if (how === "busy") child.send({ churn: true });
+    if (how === "busy" || how === "parsing") child.send({ churn: true });
     await settle(how === "busy" ? 300 : 100);
     stop = watch();
     started = performance.now();
     if (how === "terminate" || how === "busy") child.kill("SIGKILL");
     else if (how === "exit") child.send({ exit: true });
   }
-  if (how === "none") {
-    await settle(200);
+  if (how === "none" || how === "parsing") {
+    await settle(how === "parsing" ? 2000 : 200);
     const figures = stop();
     child.kill("SIGKILL");
     await exited;
@@ -194,12 +196,12 @@ async function main(): Promise<void> {
   const kinds = (["worker", "child"] as const).filter((kind) => !flags.only || flags.only === kind);
   for (const kind of kinds) {
     for (const mb of sizes) {
-      for (const how of ["none", "terminate", "busy", "exit", "limit"] as How[]) {
+      for (const how of flags.how!.split(",") as How[]) {
         const outcomes: Outcome[] = [];
         for (let run = 0; run < runs; run += 1) outcomes.push(await (kind === "worker" ? workerRun(mb, how) : childRun(mb, how)));
         const cell = (key: keyof Outcome) => `${f(median(outcomes.map((o) => o[key])))} (${f(Math.max(...outcomes.map((o) => o[key])))})`;
         const heap = how === "limit" ? `limit ${mb} MiB` : `${f(median(outcomes.map((o) => o.heap)))} MiB`;
-        const label = kind === "worker" ? { none: "kept (baseline)", terminate: "terminate() idle", busy: "terminate() while allocating", exit: "process.exit in it", limit: "resourceLimits hit" }[how] : { none: "kept (baseline)", terminate: "SIGKILL idle", busy: "SIGKILL while allocating", exit: "process.exit in it", limit: "--max-old-space-size hit" }[how];
+        const label = kind === "worker" ? { none: "kept (baseline)", parsing: "(2 s while it allocates)", terminate: "terminate() idle", busy: "terminate() while allocating", exit: "process.exit in it", limit: "resourceLimits hit" }[how] : { none: "kept (baseline)", parsing: "(2 s while it allocates)", terminate: "SIGKILL idle", busy: "SIGKILL while allocating", exit: "process.exit in it", limit: "--max-old-space-size hit" }[how];
         // The worst gap's split is the run with the median worst gap's own split.
         const byGap = [...outcomes].sort((a, b) => a.gap - b.gap);
         const mid = byGap[Math.floor(byGap.length / 2)]!;
