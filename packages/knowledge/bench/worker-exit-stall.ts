@@ -25,6 +25,14 @@ const say = (line = "") => process.stdout.write(`${line}\n`);
 const FILLER = `
 const send = (m) => (typeof process.send === "function" ? process.send(m) : require("node:worker_threads").parentPort.postMessage(m));
 const on = (f) => (typeof process.send === "function" ? process.on("message", f) : require("node:worker_threads").parentPort.on("message", f));
+// Lowered as the reader lowers its workers (Linux): a worker its own thread; a child process all
+// of its threads, V8's GC helpers included, which a worker shares with the main thread.
+try {
+  const { readdirSync, readlinkSync } = require("node:fs");
+  const { setPriority } = require("node:os");
+  const threads = typeof process.send === "function" ? readdirSync("/proc/self/task") : [readlinkSync("/proc/thread-self").split("/").pop()];
+  for (const thread of threads) setPriority(Number(thread), 19);
+} catch {}
 const kept = [];
 on((order) => {
   if (order.fill !== undefined) {
