@@ -6,7 +6,8 @@
 // own /proc/thread-self/schedstat: CPU time, time runnable but waiting for a CPU, so a stall
 // can be told apart as running, waiting for a CPU, or blocked (neither).
 // Options: --runs N (5), --mb 40,100,170 (heap sizes filled), --only worker|child,
-// --how none,terminate,busy,exit,limit,parsing (which ends; "parsing" watches 2 s of allocation, not an end).
+// --how none,terminate,busy,exit,limit,parsing (which ends; "parsing" watches 2 s of allocation, not an end),
+// --idle-main (the main thread allocates nothing while it watches).
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -15,7 +16,7 @@ import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 
 const { values: flags } = parseArgs({
-  options: { runs: { type: "string", default: "5" }, mb: { type: "string", default: "40,100,170" }, only: { type: "string" }, how: { type: "string", default: "none,terminate,busy,exit,limit,parsing" } },
+  options: { runs: { type: "string", default: "5" }, mb: { type: "string", default: "40,100,170" }, only: { type: "string" }, how: { type: "string", default: "none,terminate,busy,exit,limit,parsing" }, "idle-main": { type: "boolean", default: false } },
 });
 const say = (line = "") => process.stdout.write(`${line}\n`);
 
@@ -82,7 +83,7 @@ function watch() {
     if (now - last > worst.gap) worst = { gap: now - last, cpu: stat.cpu - lastStat.cpu, wait: stat.wait - lastStat.wait };
     last = now;
     lastStat = stat;
-    garbage = Array.from({ length: 200 }, (_, i) => ({ i, s: "request " + i }));
+    if (!flags["idle-main"]) garbage = Array.from({ length: 200 }, (_, i) => ({ i, s: "request " + i }));
   }, 1);
   const before = schedstat();
   const started = performance.now();
