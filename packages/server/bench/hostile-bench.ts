@@ -2,7 +2,10 @@
 // with the reviewer's inputs. The server runs in a child process that watches its own event
 // loop (worst raw delay, 99th percentile, longest busy stretch of the main thread) and samples
 // its RSS (worker threads included) every 20 ms; the parent probes /healthz every 25 ms and
-// drives each replay, then prints one line per replay and the machine it ran on.
+// drives each replay, then prints one line per replay and the machine it ran on. On Linux each
+// line also splits the latest tick into the main thread's CPU, run-queue wait and blocked time
+// (schedstat), and sums the server's per-thread CPU by priority. `--only WORDS` runs the
+// replays whose name holds WORDS.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
