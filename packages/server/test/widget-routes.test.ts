@@ -307,4 +307,27 @@ describe("the session's events", () => {
     const listed = (await visit("GET", `/v1/widget/${alice.botId}/messages`, { token: mine.token })).json.data;
     expect(listed.at(-1)).toMatchObject({ author: "agent", agent_name: "operator", content: "Hi, I am Dana." });
   });
+
+  it("are at most 5 per session at once: the 6th is 429, and closing one makes room", async () => {
+    const { alice, enableWidget, newSession, url } = server;
+    await enableWidget(alice);
+    const { token } = await newSession(alice.botId);
+    const open = await Promise.all(Array.from({ length: 5 }, () => openStream(`${url}/v1/widget/${alice.botId}/events`, { token })));
+    expect(open.map((stream) => stream.status)).toEqual([200, 200, 200, 200, 200]);
+    const sixth = await openStream(`${url}/v1/widget/${alice.botId}/events`, { token });
+    expect(sixth.status).toBe(429);
+    await sixth.ended;
+    expect(JSON.parse(sixth.body)).toEqual({ detail: "Too many event streams open for this visitor session: at most 5 at once. Close one before opening another." });
+    // Another session is counted apart.
+    const other = await openStream(`${url}/v1/widget/${alice.botId}/events`, { token: (await newSession(alice.botId)).token });
+    expect(other.status).toBe(200);
+    other.drop();
+    open[0]!.drop();
+    await expect.poll(async () => {
+      const again = await openStream(`${url}/v1/widget/${alice.botId}/events`, { token });
+      again.drop();
+      return again.status;
+    }).toBe(200);
+    for (const stream of open) stream.drop();
+  });
 });
