@@ -97,9 +97,13 @@ describe("sessions and tokens", () => {
     const again = await api(alice.adminKey, "POST", `/v1/admin/chatbots/${alice.botId}/widget-secret`);
     expect(await visit("POST", path, { body: { user_id: "42", user_hash: hash("42") } })).toMatchObject({ status: 403, json: IDENTITY });
     expect(await newSession(alice.botId, { user_id: "42", user_hash: hash("42", again.json.secret as string) })).toMatchObject({ session_id: "user-42" });
-    // identity_required: an anonymous visitor may not start a session.
+    // identity_required: an anonymous visitor may not start a session, nor chat in one started before.
+    const earlier = await newSession(alice.botId);
     await enableWidget(alice, { identity_required: true });
     expect(await visit("POST", path, { body: {} })).toMatchObject({ status: 403, json: IDENTITY });
+    expect(await visit("POST", `/v1/widget/${alice.botId}/messages`, { token: earlier.token, body: { message: "Hi" } })).toMatchObject({ status: 403, json: IDENTITY });
+    const verified = await newSession(alice.botId, { user_id: "42", user_hash: hash("42", again.json.secret as string) });
+    expect((await visit("POST", `/v1/widget/${alice.botId}/messages`, { token: verified.token, body: { message: "Hi" } })).status).toBe(200);
     expect((await visit("GET", `/v1/widget/${alice.botId}`)).json.identity_required).toBe(true);
     await enableWidget(alice, { identity_required: false });
     expect(await visit("POST", path, { body: { user_id: "u".repeat(129) } })).toMatchObject({ status: 422, json: { detail: "user_id: must be at most 128 characters" } });

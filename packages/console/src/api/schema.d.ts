@@ -3966,7 +3966,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["VisitorUnauthorized"];
-            /** @description The chatbot is paused by its owner (nothing stored or counted), or the page's origin is not allowed. */
+            /** @description The chatbot is paused by its owner (nothing stored or counted); the widget requires a verified identity and the session is anonymous; or the page's origin is not allowed. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
