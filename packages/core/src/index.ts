@@ -65,3 +65,16 @@ export { CHATBOT_TEXT_LIMITS, type ChatbotSettingsInput } from "./admin/chatbot-
 export { AGENT_SCOPE_REFUSAL, CHAT_SCOPE_REFUSAL, requireAdminScope, requireAgentScope } from "./auth/authenticate.js";
 export { documentTypeOf, documentBytesOf } from "./retrieval/document-facts.js";
 export { messageSent, takeoverChanged } from "./events/outbox-events.js";
+export * from "./domain/widget.js";
+export { createVisitorTokens, createEphemeralVisitorTokens, VISITOR_TOKEN_TTL_MICROS, type VisitorTokens } from "./widget/visitor-tokens.js";
+export {
+  IDENTITY_NOT_VERIFIED,
+  isVisitorEvent,
+  MAX_USER_ID_CHARS,
+  VISITOR_UNAUTHORIZED,
+  visitorLimitDetail,
+  widgetOf,
+  type VisitorDesk,
+  type VisitorLimit,
+  type WidgetChatbot,
+} from "./widget/visitor.js";

@@ -7,6 +7,7 @@ import { getHealth } from "./health.js";
 import { createKey, listKeys, revokeKey } from "./keys.js";
 import { getChatbot, listChatbots, listSessionMessages, sendChatMessage } from "./spec.js";
 import { getUsage } from "./usage.js";
+import { getWidget, listVisitorMessages, rateVisitorReply, sendVisitorMessage, startVisitorSession, streamVisitorEvents } from "./widget.js";
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, retryDelivery } from "./webhooks.js";
 
 /**
@@ -45,6 +46,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
   listDeliveries,
   retryDelivery,
   getUsage,
+  getWidget,
+  startVisitorSession,
+  sendVisitorMessage,
+  listVisitorMessages,
+  streamVisitorEvents,
+  rateVisitorReply,
 ];
 
 /**
