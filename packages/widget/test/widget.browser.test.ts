@@ -2,7 +2,7 @@ import { replyWith, streamWith } from "@parley/providers/testing";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Frame, FrameLocator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { skipWithoutChromium } from "../../console/test/support/browser.js";
 import { api, LAUNCHER_VISIBLE_AFTER_LOAD, screenshot, startWidgetFixture, type WidgetFixture } from "./support/widget-fixture.js";
 
@@ -45,7 +45,7 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
   let page: Page;
 
   beforeAll(async () => {
-    fixture = await startWidgetFixture();
+    fixture = await startWidgetFixture(inject("widgetBuild"));
     page = await fixture.browser.newPage();
   });
 

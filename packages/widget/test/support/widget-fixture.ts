@@ -4,7 +4,6 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
-import { inject } from "vitest";
 import { launchBrowser } from "../../../console/test/support/browser.js";
 import { startParley } from "../../../console/test/support/start-parley.js";
 
@@ -68,10 +67,10 @@ export async function api(url: string, key: string, path: string, body?: unknown
  * A fake OpenAI, a real `parley serve --quickstart` serving this run's widget build, the demo
  * chatbot's widget turned on for one host site (another site is not allowed), and Chromium.
  */
-export async function startWidgetFixture() {
+export async function startWidgetFixture(widgetBuild: string) {
   const openai = await startFakeOpenAI();
   const [parley, browser] = await Promise.all([
-    startParley({ OPENAI_API_KEY: "sk-test-secret-1234", OPENAI_BASE_URL: openai.url, PARLEY_LLM_TIMEOUT_MS: "5000", PARLEY_WIDGET_DIR: inject("widgetBuild") }),
+    startParley({ OPENAI_API_KEY: "sk-test-secret-1234", OPENAI_BASE_URL: openai.url, PARLEY_LLM_TIMEOUT_MS: "5000", PARLEY_WIDGET_DIR: widgetBuild }),
     launchBrowser(),
   ]);
   const snippet = `<script src="${parley.url}/widget.js" data-chatbot-id="${parley.chatbotId}" async></script>`;
