@@ -35,7 +35,8 @@ async function tabTo(page: Page, isTarget: () => Promise<boolean>): Promise<void
     if (await isTarget()) return;
     await page.keyboard.press("Tab");
   }
-  throw new Error("Tab never reached the element");
+  const frame = await chatFrame(page);
+  throw new Error(`Tab never reached the element; the focus is on ${await page.evaluate("document.activeElement?.shadowRoot?.activeElement?.outerHTML.slice(0, 80)")} / ${await frame.evaluate("document.activeElement?.outerHTML.slice(0, 80)")}`);
 }
 
 const skip = skipWithoutChromium("the widget's browser tests");
@@ -62,7 +63,7 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
 
     // The host page's `button { background: red !important }` cannot reach into the shadow root.
     const launcher = page.getByRole("button", { name: "Open chat" });
-    expect(await launcher.evaluate("(element) => getComputedStyle(element).backgroundColor")).not.toBe("rgb(255, 0, 0)");
+    expect(await launcher.evaluate((element) => element.ownerDocument.defaultView!.getComputedStyle(element).backgroundColor)).toBe("rgb(37, 99, 235)");
     const started = performance.now();
     await launcher.click();
     const textbox = chat(page).getByRole("textbox", { name: "Message" });
@@ -80,7 +81,7 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     fixture.openai.chat.enqueue(streamWith(["The kettle comes", " with a", held, " **2-year** limited warranty."]));
     await chat(page).getByRole("button", { name: "How long is the warranty?" }).click();
     const log = chat(page).getByRole("log");
-    await log.getByText("How long is the warranty?").waitFor();
+    await log.locator(".msg.visitor").filter({ hasText: "How long is the warranty?" }).waitFor();
     // Half the reply is on screen while the model still writes: no rating buttons yet.
     await log.getByText("The kettle comes with a").waitFor();
     expect(await log.getByRole("button", { name: "Helpful" }).count()).toBe(0);
@@ -91,7 +92,7 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     await sources.waitFor();
     expect(await sources.textContent()).toMatch(/\.md/);
     await log.getByRole("button", { name: "Helpful", exact: true }).click();
-    await expect.poll(() => log.getByRole("button", { name: "Helpful", exact: true }).getAttribute("aria-pressed")).toBe("true");
+    await expect.poll(async () => [await log.getByRole("button", { name: "Helpful", exact: true }).getAttribute("aria-pressed"), await chat(page).locator("#notice").textContent()]).toEqual(["true", ""]);
     await screenshot(page, "desktop");
   });
 
@@ -99,7 +100,7 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     await page.reload();
     await page.getByRole("button", { name: "Open chat" }).click();
     const log = chat(page).getByRole("log");
-    await log.getByText("How long is the warranty?").waitFor();
+    await log.locator(".msg.visitor").filter({ hasText: "How long is the warranty?" }).waitFor();
     await log.getByText("2-year", { exact: true }).waitFor();
     expect(await log.getByRole("button", { name: "Helpful", exact: true }).getAttribute("aria-pressed")).toBe("true");
   });
@@ -107,7 +108,7 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
   it("works from the keyboard alone, and runs nothing of a hostile reply", async () => {
     fixture.openai.chat.enqueue(replyWith('Look: <img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script> [click me](javascript:window.__pwned=3)'));
     const textbox = chat(page).getByRole("textbox", { name: "Message" });
-    await tabTo(page, async () => (await textbox.evaluate("(element) => element === element.ownerDocument.activeElement")) === true);
+    await tabTo(page, () => textbox.evaluate((element) => element === element.ownerDocument.activeElement));
     await page.keyboard.type("Show me something");
     await page.keyboard.down("Shift");
     await page.keyboard.press("Enter");

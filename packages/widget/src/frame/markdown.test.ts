@@ -23,6 +23,10 @@ describe("parseMarkdown", () => {
     expect(text(tree)).toContain("x < y");
   });
 
+  it("leaves underscores inside words alone (snake_case, window.__x)", () => {
+    expect(tags(parseMarkdown("set max_retry_count and window.__pwned=1 then __bold__ and _it_"))).toEqual(["p", "strong", "em"]);
+  });
+
   it("keeps raw HTML as the characters it is: no element but the allowed ones ever comes out", () => {
     const hostile = '<img src=x onerror="alert(1)"> <script>alert(2)</script> <a href="javascript:alert(3)">x</a> <iframe src="https://evil.example"></iframe>';
     const tree = parseMarkdown(hostile);

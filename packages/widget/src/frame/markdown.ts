@@ -104,10 +104,10 @@ export function parseInline(text: string): MdNode[] {
       const label = parseInline(match[1]!);
       if (href) out.push(el("a", label, href));
       else out.push(...label);
-    } else if ((match = /^(\*\*|__)(?=\S)([\s\S]*?\S)\1/.exec(rest))) {
+    } else if ((match = /^(\*\*|__)(?=\S)([\s\S]*?\S)\1/.exec(rest)) && (match[1] === "**" || (!/\w/.test(text[i - 1] ?? "") && !/\w/.test(text[i + match[0].length] ?? "")))) {
       flush();
       out.push(el("strong", parseInline(match[2]!)));
-    } else if ((match = /^(\*|_)(?=\S)([^*_\n]*?\S)\1(?![*_])/.exec(rest)) && (match[1] === "*" || !/\w/.test(text[i - 1] ?? ""))) {
+    } else if ((match = /^(\*|_)(?=\S)([^*_\n]*?\S)\1(?![*_])/.exec(rest)) && (match[1] === "*" || (!/\w/.test(text[i - 1] ?? "") && !/\w/.test(text[i + match[0].length] ?? "")))) {
       flush();
       out.push(el("em", parseInline(match[2]!)));
     } else if ((match = /^(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/.exec(rest)) && !/\w/.test(text[i - 1] ?? "")) {

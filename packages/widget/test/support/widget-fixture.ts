@@ -36,7 +36,7 @@ export interface HostSite {
   close(): Promise<void>;
 }
 
-export async function startHostSite(snippet: string): Promise<HostSite> {
+export async function startHostSite(snippet: () => string): Promise<HostSite> {
   const server: Server = createServer((request, response) => {
     if (request.url !== "/") {
       response.writeHead(404).end();
@@ -46,7 +46,7 @@ export async function startHostSite(snippet: string): Promise<HostSite> {
     response.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
     response.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Kettlebird</title>
 <style>body{font:16px Georgia,serif;margin:0;padding:40px;background:#fafaf7} button{background:red!important;font-size:40px!important} iframe{border:10px solid red!important}</style></head>
-<body><main><h1>Kettlebird smart kettles</h1><p>Boil water from your phone.</p></main>${snippet}</body></html>`);
+<body><main><h1>Kettlebird smart kettles</h1><p>Boil water from your phone.</p></main>${snippet()}</body></html>`);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
@@ -69,12 +69,13 @@ export async function api(url: string, key: string, path: string, body?: unknown
  */
 export async function startWidgetFixture(widgetBuild: string) {
   const openai = await startFakeOpenAI();
+  let snippet = "";
+  const [site, otherSite] = await Promise.all([startHostSite(() => snippet), startHostSite(() => snippet)]);
   const [parley, browser] = await Promise.all([
     startParley({ OPENAI_API_KEY: "sk-test-secret-1234", OPENAI_BASE_URL: openai.url, PARLEY_LLM_TIMEOUT_MS: "5000", PARLEY_WIDGET_DIR: widgetBuild }),
     launchBrowser(),
   ]);
-  const snippet = `<script src="${parley.url}/widget.js" data-chatbot-id="${parley.chatbotId}" async></script>`;
-  const [site, otherSite] = await Promise.all([startHostSite(snippet), startHostSite(snippet)]);
+  snippet = `<script src="${parley.url}/widget.js" data-chatbot-id="${parley.chatbotId}" async></script>`;
   const patched = await api(
     parley.url,
     parley.adminKey,
