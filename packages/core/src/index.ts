@@ -1,4 +1,5 @@
 export * from "./domain/chatbot.js";
+export * from "./domain/widget.js";
 export * from "./domain/conversation.js";
 export * from "./domain/events.js";
 export * from "./domain/user.js";
@@ -65,7 +66,6 @@ export { CHATBOT_TEXT_LIMITS, type ChatbotSettingsInput } from "./admin/chatbot-
 export { AGENT_SCOPE_REFUSAL, CHAT_SCOPE_REFUSAL, requireAdminScope, requireAgentScope } from "./auth/authenticate.js";
 export { documentTypeOf, documentBytesOf } from "./retrieval/document-facts.js";
 export { messageSent, takeoverChanged } from "./events/outbox-events.js";
-export * from "./domain/widget.js";
 export { createVisitorTokens, createEphemeralVisitorTokens, VISITOR_TOKEN_TTL_MICROS, type VisitorTokens } from "./widget/visitor-tokens.js";
 export {
   IDENTITY_NOT_VERIFIED,
@@ -73,8 +73,10 @@ export {
   MAX_USER_ID_CHARS,
   VISITOR_UNAUTHORIZED,
   visitorLimitDetail,
-  widgetOf,
   type VisitorDesk,
   type VisitorLimit,
   type WidgetChatbot,
 } from "./widget/visitor.js";
+export type * from "./ports/widget-secrets.js";
+export { createDerivedWidgetSecrets, createEphemeralWidgetSecrets, verifyWidgetUserHash, widgetUserHash } from "./widget/widget-secrets.js";
+export { toAdminChatbot, toWidgetView } from "./operator/views.js";

@@ -1,8 +1,7 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Chatbot } from "../domain/chatbot.js";
 import type { OutboxEvent } from "../domain/events.js";
 import type { User } from "../domain/user.js";
-import { DEFAULT_WIDGET_SETTINGS, type WidgetSettings } from "../domain/widget.js";
+import type { WidgetSettings } from "../domain/widget.js";
 import type { Dependencies } from "../dependencies.js";
 import { chatbotNotFound, forbidden, invalidRequest, ParleyError } from "../errors.js";
 import { chat } from "../chat/chat-pipeline.js";
@@ -10,6 +9,8 @@ import { chatStream, type ReplyGenerations } from "../chat/chat-stream.js";
 import { toMessageView } from "../operator/views.js";
 import { isUuid } from "../support/ids.js";
 import type { VisitorTokens } from "./visitor-tokens.js";
+import { findWidgetChatbot } from "./widget-chatbot.js";
+import { verifyWidgetUserHash, widgetSecretOf } from "./widget-secrets.js";
 
 // The visitor's side of the chat widget (docs/design.md §14): the public appearance, sessions
 // and their tokens, the per-address limits, and the visitor's messages as chats of the owner.
@@ -40,14 +41,7 @@ export interface WidgetChatbot {
 /** What the visitor's side needs beyond the core's dependencies. */
 export interface VisitorOptions {
   tokens: VisitorTokens;
-  /** The chatbot's current identity secret (docs/design.md §14), or null when its owner has made none. */
-  widgetSecret: (chatbot: Chatbot) => string | null;
   generations: ReplyGenerations;
-}
-
-/** A chatbot's widget settings (the defaults until its owner sets them). */
-export function widgetOf(chatbot: Chatbot): WidgetSettings {
-  return (chatbot as Chatbot & { widget?: WidgetSettings }).widget ?? DEFAULT_WIDGET_SETTINGS;
 }
 
 /** Whether an outbox event belongs on a visitor session's event stream. */
@@ -63,10 +57,8 @@ export function createVisitorDesk(dependencies: Dependencies, options: VisitorOp
 
   /** The chatbot with its widget on; the same `not_found` for a malformed id, a missing, deleted or widget-off chatbot. */
   async function find(chatbotId: string): Promise<WidgetChatbot> {
-    const chatbot = isUuid(chatbotId) ? await storage.getChatbot(chatbotId.toLowerCase()) : null;
-    const widget = chatbot && widgetOf(chatbot);
-    if (!chatbot || chatbot.deletedAt !== null || !widget?.enabled) throw chatbotNotFound();
-    return { chatbot, widget };
+    const chatbot = await findWidgetChatbot(dependencies, chatbotId);
+    return { chatbot, widget: chatbot.widget };
   }
 
   /** The owner a visitor's messages are chats of. */
@@ -109,7 +101,7 @@ export function createVisitorDesk(dependencies: Dependencies, options: VisitorOp
       let sessionId: string;
       if (input.user_id !== undefined) {
         if (input.user_id.length < 1 || input.user_id.length > MAX_USER_ID_CHARS) throw invalidRequest(`user_id: must be 1 to ${MAX_USER_ID_CHARS} characters`);
-        if (!identityVerified(options.widgetSecret(chatbot), input.user_id, input.user_hash)) throw forbidden(IDENTITY_NOT_VERIFIED);
+        if (!verifyWidgetUserHash(widgetSecretOf(dependencies.widgetSecrets, chatbot), input.user_id, input.user_hash)) throw forbidden(IDENTITY_NOT_VERIFIED);
         sessionId = `user-${input.user_id}`;
       } else {
         if (widget.identity_required) throw forbidden(IDENTITY_NOT_VERIFIED);
@@ -153,11 +145,3 @@ export function createVisitorDesk(dependencies: Dependencies, options: VisitorOp
 
 /** The visitor operations' type. */
 export type VisitorDesk = ReturnType<typeof createVisitorDesk>;
-
-/** Whether `hash` is the lowercase hex HMAC-SHA256 of `userId` under `secret`, compared in constant time. */
-function identityVerified(secret: string | null, userId: string, hash: string | undefined): boolean {
-  if (secret === null || typeof hash !== "string") return false;
-  const expected = Buffer.from(createHmac("sha256", secret).update(userId).digest("hex"));
-  const given = Buffer.from(hash);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}

@@ -10,7 +10,7 @@ import { isMultipart, readJsonBody } from "./read-json-body.js";
 import { createRedactor } from "./redact.js";
 import { requestIdOf } from "./request-id.js";
 import { createRouter, paramsOf, queryOf, type Match, type Route } from "./router.js";
-import { clientAddress, corsHeaders, preflightHeaders } from "./widget-origin.js";
+import { clientAddress, corsHeaders, preflightHeaders, VARY_ORIGIN } from "./widget-origin.js";
 
 /** Where the server writes its JSON log lines. */
 export type LogSink = (line: Record<string, unknown>) => void;
@@ -143,7 +143,7 @@ export function createRequestHandler(options: {
     requestId: string,
     search: string,
   ): Promise<Outcome | null> {
-    let cors = NO_HEADERS;
+    let cors = VARY_ORIGIN;
     try {
       const params = paramsOf(route, found.values);
       const widget = await parley.widget.find(params.chatbot_id ?? "");

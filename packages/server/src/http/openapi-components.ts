@@ -150,10 +150,10 @@ Object.assign(responses, {
   ),
   OriginForbidden: errorResponse(
     "The browser's `Origin` is neither the server's own nor one of the chatbot's `allowed_origins`. A request without `Origin` (not a browser) passes.",
-    VISITOR_HEADERS,
+    [...REQUEST_ID, "Vary"],
     [["origin", "A website the owner has not allowed", details.originRefused]],
   ),
-  WidgetNotFound: errorResponse("The chatbot does not exist, is deleted, or has its widget off (all the same answer), or the id is not a UUID.", VISITOR_HEADERS, [
+  WidgetNotFound: errorResponse("The chatbot does not exist, is deleted, or has its widget off (all the same answer), or the id is not a UUID. Checked before the Origin: no CORS headers.", [...REQUEST_ID, "Vary"], [
     ["notFound", "No such public chatbot", details.notFound],
   ]),
   VisitorSessionsLimited: errorResponse(

@@ -1,6 +1,6 @@
 import type { Endpoint } from "../endpoint.js";
 import { addDocument, deleteDocument, getIngestion, listDocuments, searchKnowledge } from "./documents.js";
-import { createChatbot, deleteChatbot, getAdminChatbot, listAdminChatbots, updateChatbot } from "./chatbots.js";
+import { createChatbot, createWidgetSecret, deleteChatbot, getAdminChatbot, listAdminChatbots, updateChatbot } from "./chatbots.js";
 import { endTakeover, getConversation, listConversations, markConversationRead, replyAsAgent, startTakeover } from "./conversations.js";
 import { streamEvents } from "./events.js";
 import { getHealth } from "./health.js";
@@ -25,6 +25,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   getAdminChatbot,
   updateChatbot,
   deleteChatbot,
+  createWidgetSecret,
   listDocuments,
   addDocument,
   deleteDocument,
@@ -61,4 +62,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
  */
 export const ROUTE_TEMPLATES: ReadonlyArray<{ method: string; path: string }> = ENDPOINTS.filter(
   (endpoint) => endpoint.access.kind === "key" && !endpoint.success.stream,
+).map(({ method, path }) => ({ method, path: path.replace(/\{\w+\}/g, "([^/]+)") }));
+
+/**
+ * The widget's public routes answering JSON, as patterns (the fuzz covers them with visitor
+ * tokens): the session's live events, which never end, are left out.
+ */
+export const WIDGET_ROUTE_TEMPLATES: ReadonlyArray<{ method: string; path: string }> = ENDPOINTS.filter(
+  (endpoint) => endpoint.access.kind === "visitor" && !(endpoint.success.stream && !endpoint.success.schema),
 ).map(({ method, path }) => ({ method, path: path.replace(/\{\w+\}/g, "([^/]+)") }));
