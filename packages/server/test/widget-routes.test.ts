@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { createVisitorTokens, VISITOR_TOKEN_TTL_MICROS } from "@parley/core";
 import { replyWith, streamWith } from "@parley/providers/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -233,10 +234,19 @@ describe("a streamed reply", () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     context.openai.chat.enqueue(streamWith(["The reply", gate, " goes on without you."]));
+    // The server's side of the stream: the model is let go on only once the server has seen the visitor leave.
+    const serverClosed = new Promise<void>((resolve) => {
+      const watch = (request: IncomingMessage, response: ServerResponse) => {
+        if (request.method !== "POST" || request.headers.accept !== "text/event-stream") return;
+        server.running.server.off("request", watch);
+        response.once("close", () => resolve());
+      };
+      server.running.server.on("request", watch);
+    });
     const stream = await openStream(`${url}/v1/widget/${alice.botId}/messages`, { token, body: { message: "Tell me something." } });
     await stream.next((event) => event.event === "delta");
     stream.drop();
-    await stream.ended;
+    await serverClosed;
     release();
     await runtime.parley.whenRepliesSettled();
     const history = (await visit("GET", `/v1/widget/${alice.botId}/messages`, { token })).json.data;
