@@ -91,18 +91,26 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     const sources = log.getByRole("list", { name: "Sources" });
     await sources.waitFor();
     expect(await sources.textContent()).toMatch(/\.md/);
-    await log.getByRole("button", { name: "Helpful", exact: true }).click();
-    await expect.poll(async () => [await log.getByRole("button", { name: "Helpful", exact: true }).getAttribute("aria-pressed"), await chat(page).locator("#notice").textContent()]).toEqual(["true", ""]);
     await screenshot(page, "desktop");
   });
 
-  it("finds the conversation again after a reload, with its rating", async () => {
+  it("rates the reply Helpful", async () => {
+    const log = chat(page).getByRole("log");
+    await log.getByRole("button", { name: "Helpful", exact: true }).click();
+    await expect.poll(async () => [await log.getByRole("button", { name: "Helpful", exact: true }).getAttribute("aria-pressed"), await chat(page).locator("#notice").textContent()]).toEqual(["true", ""]);
+  });
+
+  it("finds the conversation again after a reload", async () => {
     await page.reload();
     await page.getByRole("button", { name: "Open chat" }).click();
     const log = chat(page).getByRole("log");
     await log.locator(".msg.visitor").filter({ hasText: "How long is the warranty?" }).waitFor();
     await log.getByText("2-year", { exact: true }).waitFor();
-    expect(await log.getByRole("button", { name: "Helpful", exact: true }).getAttribute("aria-pressed")).toBe("true");
+    await log.getByRole("list", { name: "Sources" }).waitFor();
+  });
+
+  it("shows the rating again after a reload", async () => {
+    expect(await chat(page).getByRole("log").getByRole("button", { name: "Helpful", exact: true }).getAttribute("aria-pressed")).toBe("true");
   });
 
   it("works from the keyboard alone, and runs nothing of a hostile reply", async () => {
