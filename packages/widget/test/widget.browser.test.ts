@@ -1,4 +1,5 @@
 import { replyWith, streamWith } from "@parley/providers/testing";
+import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Frame, FrameLocator, Page } from "playwright-core";
@@ -172,6 +173,25 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     await chat(page).getByRole("button", { name: "Close chat" }).click();
     await expect.poll(() => page.locator('iframe[title="Chat"]').isVisible()).toBe(false);
     await page.getByRole("button", { name: "Open chat" }).waitFor();
+  });
+
+  it("verifies a signed-in visitor's identity given through Parley.identify, in friendly words when it is wrong", async () => {
+    const { parley } = fixture;
+    const { secret } = (await api(parley.url, parley.adminKey, `/v1/admin/chatbots/${parley.chatbotId}/widget-secret`, {})).json as { secret: string };
+    const textbox = chat(page).getByRole("textbox", { name: "Message" });
+    await page.evaluate(`window.Parley.open(); window.Parley.identify({ userId: "42", userHash: "${"0".repeat(64)}" })`);
+    await textbox.fill("Who am I?");
+    await textbox.press("Enter");
+    await expect.poll(() => chat(page).locator("#notice").textContent()).toBe("We could not confirm who you are. Please sign in again, then reload the page.");
+    expect(await textbox.inputValue()).toBe("Who am I?");
+
+    fixture.openai.chat.enqueue(replyWith("You are user 42."));
+    await page.evaluate(`window.Parley.identify({ userId: "42", userHash: "${createHmac("sha256", secret).update("42").digest("hex")}" })`);
+    await textbox.fill("Who am I?");
+    await textbox.press("Enter");
+    await chat(page).getByRole("log").getByText("You are user 42.").waitFor();
+    const conversations = (await api(parley.url, parley.adminKey, `/v1/admin/conversations?chatbot_id=${parley.chatbotId}`)).json as { data: { session_id: string }[] };
+    expect(conversations.data.map((conversation) => conversation.session_id)).toContain("user-42");
   });
 
   it("fills a 375 px phone's screen", async () => {
