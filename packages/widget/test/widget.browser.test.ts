@@ -64,7 +64,8 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
 
     // The host page's `button { background: red !important }` cannot reach into the shadow root.
     const launcher = page.getByRole("button", { name: "Open chat" });
-    expect(await launcher.evaluate((element) => element.ownerDocument.defaultView!.getComputedStyle(element).backgroundColor)).toBe("rgb(37, 99, 235)");
+    // ... and it takes the widget's accent colour from the server.
+    await expect.poll(() => launcher.evaluate((element) => element.ownerDocument.defaultView!.getComputedStyle(element).backgroundColor)).toBe("rgb(15, 118, 110)");
     const started = performance.now();
     await launcher.click();
     const textbox = chat(page).getByRole("textbox", { name: "Message" });

@@ -83,11 +83,20 @@ function start(script: HTMLScriptElement, chatbotId: string): void {
     if (event.origin !== origin || !frame || event.source !== frame.contentWindow) return;
     const data = event.data;
     if (data?.type === "parley:close") close();
-    else if (data?.type === "parley:appearance") {
-      if (typeof data.accentColor === "string" && /^#[0-9a-f]{6}$/i.test(data.accentColor)) launcher.style.background = data.accentColor;
-      root.host.setAttribute("data-position", data.position === "left" ? "left" : "right");
-    }
+    else if (data?.type === "parley:appearance") appearance(data.accentColor, data.position);
   });
+
+  function appearance(accentColor: unknown, position: unknown): void {
+    if (typeof accentColor === "string" && /^#[0-9a-f]{6}$/i.test(accentColor)) launcher.style.background = accentColor;
+    root.host.setAttribute("data-position", position === "left" ? "left" : "right");
+  }
+
+  // The launcher's colour and side, from the server the script came from (an allowed origin gets
+  // the CORS answer; any other page keeps the defaults, and its chat stays refused).
+  fetch(`${origin}/v1/widget/${chatbotId}`, { credentials: "omit" })
+    .then((response) => (response.ok ? (response.json() as Promise<{ accent_color?: unknown; position?: unknown }>) : null))
+    .then((value) => value && appearance(value.accent_color, value.position))
+    .catch(() => undefined);
 
   window.Parley = {
     open,

@@ -85,6 +85,7 @@ export async function startWidgetFixture(widgetBuild: string) {
         enabled: true,
         allowed_origins: [site.origin],
         title: "Kettlebird Help",
+        accent_color: "#0f766e",
         welcome_message: "Hi! Ask me anything about your Kettlebird kettle.",
         starter_questions: ["How long is the warranty?", "How do I descale it?"],
       },
