@@ -118,13 +118,15 @@ export function createVisitorDesk(dependencies: Dependencies, options: VisitorOp
     },
 
     /** The visitor's message as a chat of the owner with the session: the spec's whole pipeline. */
-    async send({ chatbot }: WidgetChatbot, sessionId: string, message: string) {
+    async send({ chatbot, widget }: WidgetChatbot, sessionId: string, message: string) {
+      requireIdentity(widget, sessionId);
       const result = await chat(dependencies, await ownerOf(chatbot), chatbot.id, { message, session_id: sessionId });
       return { message: toMessageView(result.message), reply: result.reply && toMessageView(result.reply) };
     },
 
     /** The same, streamed (`chatStream`): the reply is generated and stored even if the reader stops. */
-    async stream({ chatbot }: WidgetChatbot, sessionId: string, message: string, signal?: AbortSignal) {
+    async stream({ chatbot, widget }: WidgetChatbot, sessionId: string, message: string, signal?: AbortSignal) {
+      requireIdentity(widget, sessionId);
       return chatStream(dependencies, await ownerOf(chatbot), chatbot.id, { message, session_id: sessionId }, signal ? { signal } : {}, options.generations);
     },
 
@@ -145,3 +147,8 @@ export function createVisitorDesk(dependencies: Dependencies, options: VisitorOp
 
 /** The visitor operations' type. */
 export type VisitorDesk = ReturnType<typeof createVisitorDesk>;
+
+/** A widget that requires an identity refuses an anonymous session's messages, even one started before the owner asked for it. */
+function requireIdentity(widget: WidgetSettings, sessionId: string): void {
+  if (widget.identity_required && !sessionId.startsWith("user-")) throw forbidden(IDENTITY_NOT_VERIFIED);
+}

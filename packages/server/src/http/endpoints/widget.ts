@@ -158,9 +158,10 @@ export const sendVisitorMessage = defineEndpoint({
       examples: { takeover: { summary: "Human takeover", value: { message: sampleMessage, reply: null } } },
     },
     403: {
-      description: "The chatbot is paused by its owner (nothing stored or counted), or the page's origin is not allowed.",
+      description: "The chatbot is paused by its owner (nothing stored or counted); the widget requires a verified identity and the session is anonymous; or the page's origin is not allowed.",
       refusals: [
         ["paused", "Paused chatbot", paused],
+        ["identity", "An anonymous session on a widget that requires an identity", IDENTITY_NOT_VERIFIED],
         ["origin", "A website the owner has not allowed", details.originRefused],
       ],
     },
