@@ -195,6 +195,22 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     expect(conversations.data.map((conversation) => conversation.session_id)).toContain("user-42");
   });
 
+  it("starts a new session without a word when the stored token is no longer valid", async () => {
+    const frame = await chatFrame(page);
+    await frame.evaluate(`localStorage.setItem("parley:${fixture.parley.chatbotId}", JSON.stringify({ token: "v1.e30.forged", sessionId: "visitor-forged" }))`);
+    await page.reload();
+    await page.getByRole("button", { name: "Open chat" }).click();
+    await chat(page).getByRole("button", { name: "How long is the warranty?" }).waitFor();
+    fixture.openai.chat.enqueue(replyWith("Welcome back."));
+    const textbox = chat(page).getByRole("textbox", { name: "Message" });
+    await textbox.fill("Hello again");
+    await textbox.press("Enter");
+    await chat(page).getByRole("log").getByText("Welcome back.").waitFor();
+    expect(await chat(page).locator("#notice").isHidden()).toBe(true);
+    const stored = JSON.parse(String(await (await chatFrame(page)).evaluate(`localStorage.getItem("parley:${fixture.parley.chatbotId}")`))) as { token: string };
+    expect(stored.token).not.toBe("v1.e30.forged");
+  });
+
   it("fills a 375 px phone's screen", async () => {
     const phone = await fixture.browser.newPage();
     await phone.setViewportSize({ width: 375, height: 667 });
