@@ -87,13 +87,16 @@ function item(kind: "visitor" | "bot" | "agent" | "system", agentName?: string |
   const who = document.createElement("span");
   who.className = "who";
   who.textContent = kind === "visitor" ? "You" : kind === "agent" ? "Agent" : kind === "bot" ? (appearance?.title ?? "Assistant") : "";
-  if (kind !== "system") root.append(who);
+  const meta = document.createElement("div");
+  meta.className = "meta";
+  meta.append(who);
   if (kind === "agent" && agentName) {
     const name = document.createElement("span");
     name.className = "agent-name";
     name.textContent = agentName;
-    root.append(name);
+    meta.append(name);
   }
+  if (kind !== "system") root.append(meta);
   const body = document.createElement("div");
   body.className = "body";
   root.append(body);
