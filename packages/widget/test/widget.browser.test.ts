@@ -75,6 +75,9 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     await chat(page).getByRole("heading", { name: "Kettlebird Help" }).waitFor();
     await chat(page).getByRole("button", { name: "How long is the warranty?" }).waitFor();
     expect(await page.locator('iframe[title="Chat"]').count()).toBe(1);
+    // The loader added one element to the host page and set no cookie (on either origin).
+    expect(await page.evaluate("[...document.body.children].map((element) => element.tagName + (element.hasAttribute('data-parley-widget') ? '[widget]' : ''))")).toEqual(["MAIN", "SCRIPT", "DIV[widget]"]);
+    expect(await fixture.browser.context.cookies()).toEqual([]);
   });
 
   it("sends a starter question and grows the reply as it streams, with its source and rating buttons below", async () => {
