@@ -36,7 +36,7 @@ describe.skipIf(testDatabaseUrl === undefined)("the widget's routes on PostgreSQ
     await context?.cleanup();
   });
 
-  it("holds the owner's quota exactly across both servers under concurrent visitors, and a token of one works on the other", async () => {
+  it("holds the owner's quota exactly across both servers under concurrent visitors; a token of one works on the other; a rating shows through both", async () => {
     const { admin } = runtimes[0]!.parley;
     await admin.setPlan("pg-tiny", 6);
     const user = await admin.createUser({ email: "widget-pg@example.com", plan: "pg-tiny" });
@@ -54,6 +54,13 @@ describe.skipIf(testDatabaseUrl === undefined)("the widget's routes on PostgreSQ
     const refused = answers.filter((answer) => answer.status !== 200);
     expect(refused).toHaveLength(8);
     for (const answer of refused) expect((answer.json as { detail: string }).detail).toMatch(/^Monthly message limit reached: the pg-tiny plan allows 6 messages per month\./);
+    // A reply is rated through either server, and the rating shows through the other.
+    const index = answers.findIndex((answer) => answer.status === 200);
+    const token = (sessions[index]!.json as { token: string }).token;
+    const reply = (answers[index]!.json as { reply: { id: string } }).reply;
+    expect((await call(`${one}/v1/widget/${chatbot.id}/messages/${reply.id}/feedback`, { key: token, body: { rating: "down", comment: "Too short." } })).status).toBe(204);
+    const listed = (await call(`${two}/v1/widget/${chatbot.id}/messages`, { key: token })).json as { data: { id: string; feedback: unknown }[] };
+    expect(listed.data.find((message) => message.id === reply.id)!.feedback).toMatchObject({ rating: "down", comment: "Too short." });
   });
 
   it("streams a session's events on one server while an agent replies through the other", async () => {

@@ -10,6 +10,7 @@ import { toMessageView } from "../operator/views.js";
 import { isUuid } from "../support/ids.js";
 import type { VisitorTokens } from "./visitor-tokens.js";
 import { findWidgetChatbot } from "./widget-chatbot.js";
+import { rateReply } from "./rate-reply.js";
 import { verifyWidgetUserHash, widgetSecretOf } from "./widget-secrets.js";
 
 // The visitor's side of the chat widget (docs/design.md §14): the public appearance, sessions
@@ -139,6 +140,12 @@ export function createVisitorDesk(dependencies: Dependencies, options: VisitorOp
       if (found === null) throw invalidRequest("after: must be the id of a message of this conversation");
       return { data: found.map(toMessageView) };
     },
+
+    /**
+     * Rates a model reply of the session (`parley.rateReply`): `not_found` for any other message;
+     * rating again replaces the rating, and `message.rated` fires each time.
+     */
+    rate: async ({ chatbot }: WidgetChatbot, sessionId: string, messageId: string, input: unknown) => rateReply(dependencies, chatbot.id, sessionId, messageId, input),
 
     /** The owner whose event feed carries the session's events. */
     ownerId: ({ chatbot }: WidgetChatbot) => chatbot.ownerId,
