@@ -10,7 +10,7 @@ import { chatStream, type ChatStreamEvent, type ChatStreamOptions, type ReplyGen
 import { chatbotOwner } from "./chat/chatbot-owner.js";
 import { defaultIdentityRules } from "./chat/identity-rules.js";
 import { createApiKey, createUser, revokeApiKey, setPlan, showUser } from "./admin/accounts.js";
-import { changeChatbot, createChatbot, deleteChatbot, rotateWidgetSecret, setChatbotActive, type ChatbotSettingsInput, type CreateChatbotInput } from "./admin/chatbot-admin.js";
+import { changeChatbot, createChatbot, deleteChatbot, findLiveChatbot, rotateWidgetSecret, setChatbotActive, type ChatbotSettingsInput, type CreateChatbotInput } from "./admin/chatbot-admin.js";
 import { ingestDocuments, type IngestDocumentsOptions } from "./admin/bulk-ingestion.js";
 import { ingestDocument, reindexChatbot, removeDocument } from "./admin/ingestion.js";
 import type { DocumentInput } from "./domain/knowledge.js";
@@ -33,6 +33,7 @@ import type { WebhookSecrets } from "./ports/webhook-secrets.js";
 import type { WidgetSecrets } from "./ports/widget-secrets.js";
 import type { Chatbot } from "./domain/chatbot.js";
 import { findWidgetChatbot } from "./widget/widget-chatbot.js";
+import { toWidgetView } from "./operator/views.js";
 import { rateReply, type FeedbackView, type RateReplyInput } from "./widget/rate-reply.js";
 import { createEphemeralWidgetSecrets, verifyWidgetUserHash, widgetSecretOf } from "./widget/widget-secrets.js";
 import { createEphemeralWebhookSecrets } from "./webhooks/derived-webhook-secrets.js";
@@ -232,6 +233,10 @@ export function createParley(options: ParleyOptions) {
       deleteChatbot: (chatbotId: string) => deleteChatbot(dependencies, chatbotId),
       /** Changes a chatbot's settings, its widget's included (`{ widget: {...} }`); the CLI's `parley widget`. */
       changeChatbot: (chatbotId: string, input: ChatbotSettingsInput) => changeChatbot(dependencies, chatbotId, input),
+      /** A live chatbot's widget settings in the admin view's form (the title resolved, `has_secret`). */
+      showWidget: async (chatbotId: string) => toWidgetView(await findLiveChatbot(dependencies, chatbotId)),
+      /** Changes any part of a live chatbot's widget settings (checked as the PATCH route checks them); the admin view's form. */
+      changeWidget: async (chatbotId: string, part: unknown) => toWidgetView(await changeChatbot(dependencies, chatbotId, { widget: part })),
       /** A new widget identity secret for the chatbot, replacing the old one; returned once, never stored. */
       createWidgetSecret: (chatbotId: string) => rotateWidgetSecret(dependencies, chatbotId),
       ingestDocument: (chatbotId: string, document: DocumentInput, chunking?: ChunkOptions) =>

@@ -6,11 +6,12 @@ import { UsageError, type Command, type CommandIo } from "./cli/command.js";
 import { RUNTIME_COMMANDS } from "./cli/runtime-commands.js";
 import { MIGRATE_COMMAND } from "./cli/migrate-command.js";
 import { WEBHOOK_COMMANDS } from "./cli/webhook-commands.js";
+import { WIDGET_COMMANDS } from "./cli/widget-commands.js";
 import { ConfigError, loadConfig } from "./runtime/config.js";
 import { openRuntime } from "./runtime/open-runtime.js";
 
 /** Every `parley` command; the help and the tests are derived from it. */
-export const COMMANDS: Command[] = [...ADMIN_COMMANDS, ...WEBHOOK_COMMANDS, ...RUNTIME_COMMANDS, BACKUP_COMMAND, MIGRATE_COMMAND];
+export const COMMANDS: Command[] = [...ADMIN_COMMANDS, ...WEBHOOK_COMMANDS, ...WIDGET_COMMANDS, ...RUNTIME_COMMANDS, BACKUP_COMMAND, MIGRATE_COMMAND];
 
 const GLOBAL_HELP = `parley — self-hostable retrieval-augmented chatbot messaging
 

@@ -521,7 +521,7 @@ export interface paths {
         };
         /**
          * This month's usage
-         * @description The plan, its monthly message limit, what is used and left, when it resets (the next UTC month), messages per chatbot and per day of this month.
+         * @description The plan, its monthly message limit, what is used and left, when it resets (the next UTC month), messages per chatbot and per day of this month, and the ratings of model replies per chatbot (`feedback_by_chatbot`).
          */
         get: operations["getUsage"];
         put?: never;

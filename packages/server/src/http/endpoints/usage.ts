@@ -9,7 +9,7 @@ export const getUsage = defineEndpoint({
   path: "/v1/admin/usage",
   operationId: "getUsage",
   summary: "This month's usage",
-  description: "The plan, its monthly message limit, what is used and left, when it resets (the next UTC month), messages per chatbot and per day of this month.",
+  description: "The plan, its monthly message limit, what is used and left, when it resets (the next UTC month), messages per chatbot and per day of this month, and the ratings of model replies per chatbot (`feedback_by_chatbot`).",
   tag: TAG,
   access: key("admin"),
   success: { status: 200, description: "The usage.", schema: "Usage" },
