@@ -1,5 +1,6 @@
 export * from "./domain/chatbot.js";
 export * from "./domain/widget.js";
+export * from "./chatbots/widget-settings.js";
 export * from "./domain/conversation.js";
 export * from "./domain/events.js";
 export * from "./domain/user.js";
@@ -40,7 +41,7 @@ export { retrieveCandidates, retrieveContext, selectContext, type RetrieveCandid
 export { chunkSections, chunkText, type ChunkOptions, type Section } from "./retrieval/chunker.js";
 export { chunkDocument, embedInBatches } from "./admin/ingestion.js";
 export type { IngestDocumentsOptions, IngestionProgress } from "./admin/bulk-ingestion.js";
-export { DEFAULT_FALLBACK_MESSAGE, DEFAULT_SYSTEM_PROMPT, type CreateChatbotInput } from "./admin/chatbot-admin.js";
+export { DEFAULT_FALLBACK_MESSAGE, DEFAULT_SYSTEM_PROMPT, type CreateChatbotInput } from "./chatbots/manage-chatbots.js";
 export type { CreateWebhookInput } from "./admin/webhooks.js";
 export { createLocalEmbedder, LOCAL_EMBEDDER_FUSION, type LocalEmbedderOptions } from "./retrieval/local-embedder.js";
 export { MAX_QUERY_TERMS, queryWords, stem, words } from "./retrieval/tokenizer.js";
@@ -59,10 +60,10 @@ export { createIngestionRunner, type IngestionRunner, type IngestionRunnerOption
 export { INGESTION_LEASE_MS, runIngestion, queueIngestion } from "./admin/ingestion-jobs.js";
 export type { Operator } from "./operator/create-operator.js";
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page, type PageRequest } from "./operator/pages.js";
-export { MAX_SEARCH_RESULTS } from "./operator/operator-chatbots.js";
+export { MAX_SEARCH_RESULTS } from "./operator/operator-knowledge.js";
 export type { ConversationQuery } from "./operator/operator-conversations.js";
 export type { ConversationTeamFacts } from "./operator/views.js";
-export { CHATBOT_TEXT_LIMITS, type ChatbotSettingsInput } from "./admin/chatbot-admin.js";
+export { CHATBOT_TEXT_LIMITS, type ChatbotSettingsInput } from "./chatbots/manage-chatbots.js";
 export { AGENT_SCOPE_REFUSAL, CHAT_SCOPE_REFUSAL, requireAdminScope, requireAgentScope } from "./auth/authenticate.js";
 export { documentTypeOf, documentBytesOf } from "./retrieval/document-facts.js";
 export { messageRated, messageSent, takeoverChanged } from "./events/outbox-events.js";
@@ -79,6 +80,6 @@ export {
 } from "./widget/visitor.js";
 export type * from "./ports/widget-secrets.js";
 export { createDerivedWidgetSecrets, createEphemeralWidgetSecrets, verifyWidgetUserHash, widgetUserHash } from "./widget/widget-secrets.js";
-export { toAdminChatbot, toWidgetView } from "./operator/views.js";
+export { toAdminChatbot, toWidgetView } from "./chatbots/chatbot-views.js";
 export type * from "./ports/storage-feedback.js";
 export { checkRating, rateReply, toFeedbackView, type FeedbackView, type RateReplyInput } from "./widget/rate-reply.js";

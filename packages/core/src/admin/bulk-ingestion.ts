@@ -2,7 +2,7 @@ import type { Dependencies } from "../dependencies.js";
 import { embedderMismatch, invalidRequest } from "../errors.js";
 import type { DocumentToIndex } from "../ports/search-index.js";
 import type { ChunkOptions } from "../retrieval/chunker.js";
-import { findLiveChatbot } from "./chatbot-admin.js";
+import { findLiveChatbot } from "../chatbots/owned-chatbot.js";
 import type { DocumentInput } from "../domain/knowledge.js";
 import { chunkDocument, embedInBatches } from "./ingestion.js";
 

@@ -4,7 +4,7 @@ import type { Dependencies } from "../dependencies.js";
 import { invalidRequest, notFound } from "../errors.js";
 import { conversationStarted, messageSent, publish, takeoverChanged } from "../events/outbox-events.js";
 import { MAX_MESSAGE_CHARS } from "../chat/chat-input.js";
-import { findLiveChatbot } from "./chatbot-admin.js";
+import { findLiveChatbot } from "../chatbots/owned-chatbot.js";
 
 type TakeoverDependencies = Pick<Dependencies, "storage" | "ids" | "clock" | "events">;
 

@@ -3,7 +3,7 @@ import { embedderMismatch, invalidRequest } from "../errors.js";
 import type { Embedder } from "../ports/embedder.js";
 import type { DocumentInput } from "../domain/knowledge.js";
 import { chunkSections, chunkText, type ChunkOptions } from "../retrieval/chunker.js";
-import { findLiveChatbot } from "./chatbot-admin.js";
+import { findLiveChatbot } from "../chatbots/owned-chatbot.js";
 
 /** A document's chunks: by section when it has sections, else of its whole text. */
 export function chunkDocument(document: DocumentInput, options: ChunkOptions = {}): string[] {

@@ -2,7 +2,7 @@ import { EVENT_TYPES, type EventType } from "../domain/events.js";
 import { DELIVERY_STATUSES, type DeliveryStatus, type NewWebhookSubscription, type WebhookDelivery } from "../domain/webhook.js";
 import type { Dependencies } from "../dependencies.js";
 import { invalidRequest, notFound } from "../errors.js";
-import { findLiveChatbot } from "./chatbot-admin.js";
+import { findLiveChatbot } from "../chatbots/owned-chatbot.js";
 
 /** What a subscription needs: the user, the URL, and optionally one chatbot and some event types. */
 export interface CreateWebhookInput {

@@ -18,3 +18,10 @@ export function ownedChatbot(chatbot: Chatbot | null, user: User): Chatbot {
   if (!chatbot || chatbot.deletedAt !== null || chatbot.ownerId !== user.id) throw chatbotNotFound();
   return chatbot;
 }
+
+/** A chatbot that exists and is not deleted, whoever owns it (administration is not per user). */
+export async function findLiveChatbot(dependencies: Pick<Dependencies, "storage">, chatbotId: string): Promise<Chatbot> {
+  const chatbot = isUuid(chatbotId) ? await dependencies.storage.getChatbot(chatbotId.toLowerCase()) : null;
+  if (!chatbot || chatbot.deletedAt !== null) throw chatbotNotFound();
+  return chatbot;
+}

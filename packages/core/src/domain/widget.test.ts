@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isParleyError } from "../errors.js";
-import { checkWidgetSettingsPart, DEFAULT_WIDGET_SETTINGS, isWebOrigin, widgetSettingsFrom } from "./widget.js";
+import { DEFAULT_WIDGET_SETTINGS, widgetSettingsFrom } from "./widget.js";
+import { checkWidgetSettingsPart, isWebOrigin } from "../chatbots/widget-settings.js";
 import { createDerivedWidgetSecrets, verifyWidgetUserHash, widgetUserHash } from "../widget/widget-secrets.js";
 import { createDerivedWebhookSecrets } from "../webhooks/derived-webhook-secrets.js";
 

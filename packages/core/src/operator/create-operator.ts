@@ -1,10 +1,11 @@
 import type { Caller } from "../domain/user.js";
 import type { Dependencies } from "../dependencies.js";
 import type { KnowledgeRequest } from "../domain/knowledge.js";
-import type { ChatbotSettingsInput, CreateChatbotInput } from "../admin/chatbot-admin.js";
+import type { ChatbotSettingsInput, CreateChatbotInput } from "../chatbots/manage-chatbots.js";
 import { requireAdminScope, requireAgentScope } from "../auth/authenticate.js";
 import * as accounts from "./operator-accounts.js";
-import * as chatbots from "./operator-chatbots.js";
+import * as chatbots from "../chatbots/caller-chatbots.js";
+import * as knowledge from "./operator-knowledge.js";
 import * as conversations from "./operator-conversations.js";
 import type { ConversationQuery } from "./operator-conversations.js";
 import type { PageRequest } from "./pages.js";
@@ -35,11 +36,11 @@ export function createOperator(dependencies: Dependencies) {
     updateChatbot: admin((d, c, chatbotId: string, input: ChatbotSettingsInput) => chatbots.updateChatbot(d, c, chatbotId, input)),
     deleteChatbot: admin(chatbots.removeChatbot),
     createWidgetSecret: admin(chatbots.createWidgetSecret),
-    listDocuments: admin((d, c, chatbotId: string, page: PageRequest = {}) => chatbots.listDocuments(d, c, chatbotId, page)),
-    addKnowledge: admin((d, c, chatbotId: string, request: KnowledgeRequest) => chatbots.addKnowledge(d, c, chatbotId, request)),
-    getIngestion: admin(chatbots.getIngestion),
-    deleteDocument: admin(chatbots.removeDocument),
-    search: admin((d, c, chatbotId: string, input: { query: string; limit?: number }) => chatbots.searchKnowledge(d, c, chatbotId, input)),
+    listDocuments: admin((d, c, chatbotId: string, page: PageRequest = {}) => knowledge.listDocuments(d, c, chatbotId, page)),
+    addKnowledge: admin((d, c, chatbotId: string, request: KnowledgeRequest) => knowledge.addKnowledge(d, c, chatbotId, request)),
+    getIngestion: admin(knowledge.getIngestion),
+    deleteDocument: admin(knowledge.removeDocument),
+    search: admin((d, c, chatbotId: string, input: { query: string; limit?: number }) => knowledge.searchKnowledge(d, c, chatbotId, input)),
     listConversations: agent((d, c, query: ConversationQuery = {}) => conversations.listConversations(d, c, query)),
     getConversation: agent((d, c, conversationId: string, query: { after?: unknown } = {}) => conversations.getConversation(d, c, conversationId, query)),
     startTakeover: agent((d, c, conversationId: string) => conversations.setTakeover(d, c, conversationId, true)),

@@ -1,7 +1,7 @@
 import { FEEDBACK_RATINGS, MAX_FEEDBACK_COMMENT_CHARS, type FeedbackRating, type MessageFeedback } from "../domain/conversation.js";
 import type { Dependencies } from "../dependencies.js";
 import { invalidRequest, notFound } from "../errors.js";
-import { findLiveChatbot } from "../admin/chatbot-admin.js";
+import { findLiveChatbot } from "../chatbots/owned-chatbot.js";
 import { messageRated, publish } from "../events/outbox-events.js";
 import { isUuid } from "../support/ids.js";
 import { formatTimestamp } from "../support/time.js";

@@ -1,11 +1,11 @@
 import { isProvider, PROVIDERS, type Chatbot } from "../domain/chatbot.js";
 import type { Dependencies } from "../dependencies.js";
-import { chatbotNotFound, invalidRequest, notFound } from "../errors.js";
+import { invalidRequest, notFound } from "../errors.js";
 import type { ChatbotChanges } from "../ports/storage.js";
-import { slugify } from "../chatbots/slugify.js";
-import { checkWidgetSettingsPart } from "../domain/widget.js";
+import { slugify } from "./slugify.js";
+import { checkWidgetSettingsPart } from "./widget-settings.js";
 import { newWidgetSecretNonce } from "../widget/widget-secrets.js";
-import { isUuid } from "../support/ids.js";
+import { findLiveChatbot } from "./owned-chatbot.js";
 
 /** What a new chatbot needs; the prompt and the fallback have defaults. */
 export interface CreateChatbotInput {
@@ -87,13 +87,6 @@ export async function createChatbot(dependencies: Pick<Dependencies, "storage" |
     },
     slugify(settings.name!),
   );
-}
-
-/** A chatbot that exists and is not deleted, whoever owns it (administration is not per user). */
-export async function findLiveChatbot(dependencies: Pick<Dependencies, "storage">, chatbotId: string): Promise<Chatbot> {
-  const chatbot = isUuid(chatbotId) ? await dependencies.storage.getChatbot(chatbotId.toLowerCase()) : null;
-  if (!chatbot || chatbot.deletedAt !== null) throw chatbotNotFound();
-  return chatbot;
 }
 
 /** Changes a live chatbot's settings (the slug stays as it was made); pausing is `isActive: false`. */

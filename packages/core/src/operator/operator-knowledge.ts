@@ -1,57 +1,16 @@
-import type { Chatbot } from "../domain/chatbot.js";
 import type { Caller } from "../domain/user.js";
 import type { Dependencies } from "../dependencies.js";
 import { invalidRequest, notFound } from "../errors.js";
 import type { KnowledgeRequest } from "../domain/knowledge.js";
-import { changeChatbot, createChatbot, deleteChatbot, rotateWidgetSecret, type ChatbotSettingsInput } from "../admin/chatbot-admin.js";
 import { checkKnowledgeRequest, queueIngestion } from "../admin/ingestion-jobs.js";
 import { findOwnedChatbot } from "../chatbots/owned-chatbot.js";
 import { retrieveCandidates } from "../chat/retrieve-context.js";
 import { isUuid } from "../support/ids.js";
-import { decodeCursor, encodeCursor, pageOf, pageOfAll, pageSize, type PageRequest } from "./pages.js";
-import { toAdminChatbot, toDocumentView, toIngestionView } from "./views.js";
+import { decodeCursor, encodeCursor, pageOf, pageSize, type PageRequest } from "./pages.js";
+import { toDocumentView, toIngestionView } from "./views.js";
 
 /** The most chunks the retrieval test returns. */
 export const MAX_SEARCH_RESULTS = 50;
-
-async function adminView(dependencies: Pick<Dependencies, "searchIndex">, chatbot: Chatbot) {
-  return toAdminChatbot(chatbot, await dependencies.searchIndex.documentStats(chatbot.id));
-}
-
-/** The caller's chatbots in the admin view, newest first. */
-export async function listChatbots(dependencies: Dependencies, caller: Caller, page: PageRequest) {
-  const chatbots = await dependencies.storage.listChatbots(caller.user.id);
-  const listed = pageOfAll("chatbots", chatbots, page, (chatbot) => chatbot);
-  return { data: await Promise.all(listed.data.map((chatbot) => adminView(dependencies, chatbot))), next_cursor: listed.next_cursor };
-}
-
-/** Creates a chatbot for the caller. */
-export async function createOwnChatbot(dependencies: Dependencies, caller: Caller, input: Omit<Parameters<typeof createChatbot>[1], "userId">) {
-  return adminView(dependencies, await createChatbot(dependencies, { ...input, userId: caller.user.id }));
-}
-
-/** One of the caller's chatbots in the admin view. */
-export async function getChatbot(dependencies: Dependencies, caller: Caller, chatbotId: string) {
-  return adminView(dependencies, await findOwnedChatbot(dependencies, caller.user, chatbotId));
-}
-
-/** Changes one of the caller's chatbots. */
-export async function updateChatbot(dependencies: Dependencies, caller: Caller, chatbotId: string, input: ChatbotSettingsInput) {
-  const chatbot = await findOwnedChatbot(dependencies, caller.user, chatbotId);
-  return adminView(dependencies, await changeChatbot(dependencies, chatbot.id, input));
-}
-
-/** Makes a new identity secret for one of the caller's chatbots' widget (replacing the old one): `{secret}`, shown once. */
-export async function createWidgetSecret(dependencies: Dependencies, caller: Caller, chatbotId: string): Promise<{ secret: string }> {
-  const chatbot = await findOwnedChatbot(dependencies, caller.user, chatbotId);
-  return { secret: (await rotateWidgetSecret(dependencies, chatbot.id)).secret };
-}
-
-/** Soft-deletes one of the caller's chatbots. */
-export async function removeChatbot(dependencies: Dependencies, caller: Caller, chatbotId: string): Promise<void> {
-  const chatbot = await findOwnedChatbot(dependencies, caller.user, chatbotId);
-  await deleteChatbot(dependencies, chatbot.id);
-}
 
 /** The documents of one of the caller's chatbots, most recently updated first. */
 export async function listDocuments(dependencies: Dependencies, caller: Caller, chatbotId: string, page: PageRequest) {
