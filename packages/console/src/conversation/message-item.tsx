@@ -1,35 +1,72 @@
 import { useState } from "preact/hooks";
-import type { Message } from "../api/types.js";
+import type { Message, MessageSource } from "../api/types.js";
 import { authorLabel, formatTime } from "../ui/format.js";
 import { COLLAPSE_AFTER_CHARS } from "./timeline.js";
 
-/** A source of a model reply (docs/design.md §14), when the server sends them. */
-interface Source {
-  document_id?: string | null;
-  title?: string;
-  source?: string;
-  page?: number | null;
+/** A visitor's rating of a model reply (docs/design.md §14). */
+export interface Feedback {
+  rating: "up" | "down";
+  comment: string | null;
+  created_at?: string;
 }
 
-/** A rating of a model reply (docs/design.md §14), when the server sends it. */
-interface Feedback {
-  rating?: "up" | "down";
-  comment?: string | null;
+/** The visitor's rating of a message, or null when there is none. */
+export function feedbackOf(message: Message): Feedback | null {
+  const feedback = (message as Message & { feedback?: Feedback | null }).feedback;
+  return feedback && (feedback.rating === "up" || feedback.rating === "down") ? feedback : null;
 }
 
-/** The sources and feedback of a message: fields other work adds to the view, read only when present. */
-function extrasOf(message: Message): { sources: Source[]; feedback: Feedback | null } {
-  const extra = message as Message & { sources?: unknown; feedback?: unknown };
-  return { sources: Array.isArray(extra.sources) ? (extra.sources as Source[]) : [], feedback: extra.feedback && typeof extra.feedback === "object" ? (extra.feedback as Feedback) : null };
+/** A source's address when it is a web page (http or https only: nothing else becomes a link). */
+export function webAddressOf(source: string): string | null {
+  try {
+    const url = new URL(source);
+    return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+  } catch {
+    return null;
+  }
 }
 
-/** One message of the timeline: its author (an agent by name), time and text, collapsed when long, with its sources. */
+/**
+ * One source of a reply: a web page as a link (its title, opening in a new tab), a file by its
+ * title and file name, and the PDF page when there is one.
+ */
+function SourceItem({ source }: { source: MessageSource }) {
+  const address = webAddressOf(source.source);
+  const page = source.page ? `, page ${source.page}` : "";
+  if (address)
+    return (
+      <li>
+        <a href={address} target="_blank" rel="noopener noreferrer" title={address}>
+          {source.title || address}
+        </a>
+        {page}
+      </li>
+    );
+  const named = source.title && source.title !== source.source ? `${source.title} (${source.source}${page})` : `${source.source}${page}`;
+  return <li>{named}</li>;
+}
+
+/** The visitor's rating: a thumb with its meaning in words for screen readers, and the comment. */
+function Rating({ feedback }: { feedback: Feedback }) {
+  const helpful = feedback.rating === "up";
+  return (
+    <p class={`feedback ${helpful ? "up" : "down"}`}>
+      <span class={`badge rating ${helpful ? "up" : "down"}`}>
+        <span aria-hidden="true">{helpful ? "👍" : "👎"}</span> {helpful ? "Rated helpful" : "Rated not helpful"}
+      </span>
+      {feedback.comment ? <q class="comment">{feedback.comment}</q> : null}
+    </p>
+  );
+}
+
+/** One message of the timeline: its author (an agent by name), time and text, collapsed when long, with its sources and rating. */
 export function MessageItem({ message }: { message: Message }) {
   const [expanded, setExpanded] = useState(false);
   const characters = [...message.content];
   const long = characters.length > COLLAPSE_AFTER_CHARS;
   const text = long && !expanded ? `${characters.slice(0, COLLAPSE_AFTER_CHARS).join("")}…` : message.content;
-  const { sources, feedback } = extrasOf(message);
+  const sources = message.sources ?? [];
+  const feedback = feedbackOf(message);
   return (
     <li class={`message ${message.author}`}>
       <span class="meta">
@@ -43,23 +80,17 @@ export function MessageItem({ message }: { message: Message }) {
       ) : null}
       {sources.length > 0 ? (
         <div class="sources">
-          <span class="muted">Sources:</span>
-          <ul>
-            {sources.map((source, index) => (
-              <li key={`${source.document_id ?? index}`}>
-                {source.title || source.source}
-                {source.page ? `, page ${source.page}` : ""}
-              </li>
+          <span class="muted" id={`sources-${message.id}`}>
+            Sources:
+          </span>
+          <ul aria-labelledby={`sources-${message.id}`}>
+            {sources.map((source) => (
+              <SourceItem key={source.document_id} source={source} />
             ))}
           </ul>
         </div>
       ) : null}
-      {feedback?.rating ? (
-        <p class="muted feedback">
-          Visitor rated it {feedback.rating === "up" ? "helpful" : "not helpful"}
-          {feedback.comment ? `: “${feedback.comment}”` : ""}
-        </p>
-      ) : null}
+      {feedback ? <Rating feedback={feedback} /> : null}
     </li>
   );
 }
