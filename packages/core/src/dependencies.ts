@@ -7,6 +7,7 @@ import type { RateLimiter } from "./ports/rate-limiter.js";
 import type { SearchIndex } from "./ports/search-index.js";
 import type { Storage } from "./ports/storage.js";
 import type { WebhookSecrets } from "./ports/webhook-secrets.js";
+import type { WidgetSecrets } from "./ports/widget-secrets.js";
 import type { KnowledgeSources } from "./ports/knowledge-sources.js";
 import type { ParleySettings } from "./settings.js";
 
@@ -21,6 +22,8 @@ export interface Dependencies {
   ids: Ids;
   events: EventBus;
   webhookSecrets: WebhookSecrets;
+  /** Derives widget identity secrets from the master key (docs/design.md §14). */
+  widgetSecrets: WidgetSecrets;
   settings: ParleySettings;
   /** Reads files and URLs for ingestions; absent, only text can be added. */
   knowledgeSources?: KnowledgeSources;

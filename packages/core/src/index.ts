@@ -1,4 +1,5 @@
 export * from "./domain/chatbot.js";
+export * from "./domain/widget.js";
 export * from "./domain/conversation.js";
 export * from "./domain/events.js";
 export * from "./domain/user.js";
@@ -65,3 +66,6 @@ export { CHATBOT_TEXT_LIMITS, type ChatbotSettingsInput } from "./admin/chatbot-
 export { AGENT_SCOPE_REFUSAL, CHAT_SCOPE_REFUSAL, requireAdminScope, requireAgentScope } from "./auth/authenticate.js";
 export { documentTypeOf, documentBytesOf } from "./retrieval/document-facts.js";
 export { messageSent, takeoverChanged } from "./events/outbox-events.js";
+export type * from "./ports/widget-secrets.js";
+export { createDerivedWidgetSecrets, createEphemeralWidgetSecrets, verifyWidgetUserHash, widgetUserHash } from "./widget/widget-secrets.js";
+export { toAdminChatbot, toWidgetView } from "./operator/views.js";

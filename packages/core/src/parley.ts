@@ -10,7 +10,7 @@ import { chatStream, type ChatStreamEvent, type ChatStreamOptions, type ReplyGen
 import { chatbotOwner } from "./chat/chatbot-owner.js";
 import { defaultIdentityRules } from "./chat/identity-rules.js";
 import { createApiKey, createUser, revokeApiKey, setPlan, showUser } from "./admin/accounts.js";
-import { createChatbot, deleteChatbot, setChatbotActive, type CreateChatbotInput } from "./admin/chatbot-admin.js";
+import { changeChatbot, createChatbot, deleteChatbot, rotateWidgetSecret, setChatbotActive, type ChatbotSettingsInput, type CreateChatbotInput } from "./admin/chatbot-admin.js";
 import { ingestDocuments, type IngestDocumentsOptions } from "./admin/bulk-ingestion.js";
 import { ingestDocument, reindexChatbot, removeDocument } from "./admin/ingestion.js";
 import type { DocumentInput } from "./domain/knowledge.js";
@@ -30,6 +30,10 @@ import type { RateLimiter } from "./ports/rate-limiter.js";
 import type { SearchIndex } from "./ports/search-index.js";
 import type { Storage } from "./ports/storage.js";
 import type { WebhookSecrets } from "./ports/webhook-secrets.js";
+import type { WidgetSecrets } from "./ports/widget-secrets.js";
+import type { Chatbot } from "./domain/chatbot.js";
+import { findWidgetChatbot } from "./widget/widget-chatbot.js";
+import { createEphemeralWidgetSecrets, verifyWidgetUserHash, widgetSecretOf } from "./widget/widget-secrets.js";
 import { createEphemeralWebhookSecrets } from "./webhooks/derived-webhook-secrets.js";
 import { createWebhookDispatcher, type WebhookDispatcherOptions } from "./webhooks/webhook-dispatcher.js";
 import type { ParleySettings, RetrievalSettings } from "./settings.js";
@@ -59,6 +63,11 @@ export interface ParleyOptions {
    * database supply a lasting key, or deliveries after a restart stop at a key mismatch.
    */
   webhookSecrets?: WebhookSecrets;
+  /**
+   * Derives widget identity secrets (`createDerivedWidgetSecrets(masterKey)`, the same master key
+   * as the webhooks'). Defaults to a key that lives as long as the process, like `webhookSecrets`.
+   */
+  widgetSecrets?: WidgetSecrets;
   settings?: Partial<Omit<ParleySettings, "retrieval">> & { retrieval?: Partial<RetrievalSettings> };
 }
 
@@ -92,6 +101,7 @@ export function createParley(options: ParleyOptions) {
     ids: options.ids ?? randomIds,
     events: options.events ?? createEventBus(),
     webhookSecrets: options.webhookSecrets ?? createEphemeralWebhookSecrets(),
+    widgetSecrets: options.widgetSecrets ?? createEphemeralWidgetSecrets(),
     settings,
     knowledgeSources: options.knowledgeSources,
     checkWebhookUrl: options.checkWebhookUrl,
@@ -155,6 +165,22 @@ export function createParley(options: ParleyOptions) {
      * missing or deleted chatbot.
      */
     chatbotOwner: (chatbotId: string) => chatbotOwner(dependencies, chatbotId),
+    /**
+     * The chatbot behind a public widget route (docs/design.md §14): live with its widget on;
+     * `not_found` ("Chatbot not found.") for a malformed id, a missing or deleted chatbot, or a widget that is off.
+     */
+    widgetChatbot: (chatbotId: string): Promise<Chatbot> => findWidgetChatbot(dependencies, chatbotId),
+    /**
+     * The chatbot's current widget identity secret (docs/design.md §14), derived from the master
+     * key and the nonce stored with it; null while its owner has made none. Never log it.
+     */
+    widgetSecret: (chatbot: Pick<Chatbot, "id" | "widgetSecretNonce">): string | null => widgetSecretOf(dependencies.widgetSecrets, chatbot),
+    /**
+     * Whether `userHash` is the lowercase hex HMAC-SHA256 of `userId` under the chatbot's current
+     * widget secret (constant-time); false when it has no secret or either value is not a string.
+     */
+    verifyVisitorIdentity: (chatbot: Pick<Chatbot, "id" | "widgetSecretNonce">, userId: unknown, userHash: unknown): boolean =>
+      verifyWidgetUserHash(widgetSecretOf(dependencies.widgetSecrets, chatbot), userId, userHash),
     /** A session's messages, oldest first, for integrations without webhooks (any key of the owner). */
     listSessionMessages: (caller: Caller, chatbotId: string, sessionId: string, query: { after?: unknown } = {}) =>
       listSessionMessages(dependencies, caller, chatbotId, sessionId, query),
@@ -175,6 +201,10 @@ export function createParley(options: ParleyOptions) {
       pauseChatbot: (chatbotId: string) => setChatbotActive(dependencies, chatbotId, false),
       resumeChatbot: (chatbotId: string) => setChatbotActive(dependencies, chatbotId, true),
       deleteChatbot: (chatbotId: string) => deleteChatbot(dependencies, chatbotId),
+      /** Changes a chatbot's settings, its widget's included (`{ widget: {...} }`); the CLI's `parley widget`. */
+      changeChatbot: (chatbotId: string, input: ChatbotSettingsInput) => changeChatbot(dependencies, chatbotId, input),
+      /** A new widget identity secret for the chatbot, replacing the old one; returned once, never stored. */
+      createWidgetSecret: (chatbotId: string) => rotateWidgetSecret(dependencies, chatbotId),
       ingestDocument: (chatbotId: string, document: DocumentInput, chunking?: ChunkOptions) =>
         ingestDocument(dependencies, chatbotId, document, chunking),
       /** Many documents at once, written in batches: much faster than one `ingestDocument` each. */

@@ -1,4 +1,5 @@
 import type { ApiKey, ApiKeyScope, AttentionReason, Chatbot, Conversation, ConversationSummary, DeliveryStatus, EventType, Message, MessageAuthor, MessageRole, MessageSource, OutboxEvent, Plan, Provider, User, WebhookDelivery, WebhookSubscription } from "@parley/core";
+import { widgetSettingsFrom, type WidgetSettings } from "@parley/core";
 import { fromText } from "./postgres-text.js";
 
 // Rows as `pg` returns them (snake_case columns; bigints read as numbers by the pool's type
@@ -11,6 +12,8 @@ export interface ApiKeyRow { id: string; user_id: string; name: string; key_hash
 export interface ChatbotRow {
   id: string; owner_id: string; name: string; slug: string; provider: string; model: string;
   system_prompt: string; fallback_message: string; is_active: boolean; created_at: number; updated_at: number; deleted_at: number | null;
+  /** JSON object of the widget settings, read under the defaults. */
+  widget: string; widget_secret_nonce: string | null;
 }
 export interface ConversationRow {
   id: string; chatbot_id: string; session_id: string; human_takeover: boolean; needs_attention: boolean; attention_reason: string | null; message_count: number; created_at: number; updated_at: number;
@@ -29,7 +32,7 @@ export interface WebhookDeliveryRow {
   last_error: string | null; created_at: number; delivered_at: number | null;
 }
 
-export const CHATBOT_COLUMNS = "id, owner_id, name, slug, provider, model, system_prompt, fallback_message, is_active, created_at, updated_at, deleted_at";
+export const CHATBOT_COLUMNS = "id, owner_id, name, slug, provider, model, system_prompt, fallback_message, is_active, created_at, updated_at, deleted_at, widget, widget_secret_nonce";
 export const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, agent_name, created_at, sources";
 export const CONVERSATION_COLUMNS = "id, chatbot_id, session_id, human_takeover, needs_attention, attention_reason, message_count, created_at, updated_at";
 export const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
@@ -73,6 +76,8 @@ export const chatbotFromRow = (row: ChatbotRow): Chatbot => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   deletedAt: row.deleted_at,
+  widget: widgetSettingsFrom(JSON.parse(row.widget) as Partial<WidgetSettings>),
+  widgetSecretNonce: row.widget_secret_nonce,
 });
 
 export const conversationFromRow = (row: ConversationRow): Conversation => ({

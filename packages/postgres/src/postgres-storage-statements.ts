@@ -29,12 +29,12 @@ export const STORAGE_SQL = {
   lockOwner: "SELECT pg_advisory_xact_lock(hashtextextended('parley-owner:' || $1, 0))",
   // Candidates for a clash with `base` or `base-N`: every live slug from `base` up to `base.`.
   liveSlugsFrom: "SELECT slug FROM chatbots WHERE owner_id = $1 AND deleted_at IS NULL AND slug >= $2 AND slug < $2 || '.'",
-  insertChatbot: `INSERT INTO chatbots (${CHATBOT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+  insertChatbot: `INSERT INTO chatbots (${CHATBOT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
   getChatbot: `SELECT ${CHATBOT_COLUMNS} FROM chatbots WHERE id = $1`,
   lockChatbot: `SELECT ${CHATBOT_COLUMNS} FROM chatbots WHERE id = $1 FOR UPDATE`,
   listChatbots: `SELECT ${CHATBOT_COLUMNS} FROM chatbots WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id ASC`,
   updateChatbot: `UPDATE chatbots SET name = $2, provider = $3, model = $4, system_prompt = $5, fallback_message = $6, is_active = $7,
-    updated_at = $8, deleted_at = $9 WHERE id = $1`,
+    updated_at = $8, deleted_at = $9, widget = $10, widget_secret_nonce = $11 WHERE id = $1`,
 
   // The quota reservation, one statement: insert the month's counter at 1, or add 1 only while
   // it is below the limit. A concurrent reservation waits for the row lock and re-checks the

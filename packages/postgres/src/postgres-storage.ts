@@ -1,4 +1,4 @@
-import { conflict } from "@parley/core";
+import { conflict, widgetSettingsFrom } from "@parley/core";
 import type { Chatbot, ChatbotChanges, Conversation, Message, OutboxEvent, Storage } from "@parley/core";
 import type pg from "pg";
 import { inTransaction } from "./postgres-transaction.js";
@@ -26,7 +26,7 @@ import { createPostgresAgentStorage, recordTakeover } from "./postgres-agent-sto
 import { createPostgresWebhookStorage } from "./postgres-webhook-storage.js";
 
 /** The fields `updateChatbot` writes: exactly the keys of ChatbotChanges. */
-const CHANGEABLE_FIELDS = ["isActive", "deletedAt", "name", "systemPrompt", "fallbackMessage", "model", "provider", "updatedAt"] as const satisfies readonly (keyof ChatbotChanges)[];
+const CHANGEABLE_FIELDS = ["isActive", "deletedAt", "name", "systemPrompt", "fallbackMessage", "model", "provider", "updatedAt", "widget", "widgetSecretNonce"] as const satisfies readonly (keyof ChatbotChanges)[];
 // Stops compiling when ChatbotChanges gains a field the list (and the UPDATE statement) lacks.
 const _everyChangeableField: [Exclude<keyof ChatbotChanges, (typeof CHANGEABLE_FIELDS)[number]>] extends [never] ? true : false = true;
 
@@ -43,6 +43,7 @@ type Queryable = pg.Pool | pg.PoolClient;
 const chatbotValues = (chatbot: Chatbot) => [
   chatbot.id, chatbot.ownerId, toText(chatbot.name), chatbot.slug, chatbot.provider, toText(chatbot.model),
   toText(chatbot.systemPrompt), toText(chatbot.fallbackMessage), chatbot.isActive, chatbot.createdAt, chatbot.updatedAt, chatbot.deletedAt,
+  JSON.stringify(chatbot.widget), chatbot.widgetSecretNonce,
 ];
 
 /**
@@ -183,7 +184,12 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     async createChatbot(draft, baseSlug) {
       return write(async (client) => {
         await client.query(SQL.lockOwner, [draft.ownerId]);
-        const chatbot: Chatbot = { ...draft, slug: await firstFreeSlug(client, draft.ownerId, baseSlug) };
+        const chatbot: Chatbot = {
+          ...draft,
+          slug: await firstFreeSlug(client, draft.ownerId, baseSlug),
+          widget: widgetSettingsFrom(draft.widget),
+          widgetSecretNonce: draft.widgetSecretNonce ?? null,
+        };
         await client.query(SQL.insertChatbot, chatbotValues(chatbot));
         return chatbot;
       });
@@ -203,9 +209,9 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
         // Only the changeable fields, so a stray `id` or `slug` in `changes` cannot retarget the UPDATE.
         const allowed = CHANGEABLE_FIELDS.filter((field) => changes[field] !== undefined).map((field) => [field, changes[field]]);
         const chatbot: Chatbot = { ...chatbotFromRow(row), ...Object.fromEntries(allowed) };
-        const [, , name, , provider, model, systemPrompt, fallbackMessage, isActive, , updatedAt, deletedAt] = chatbotValues(chatbot);
+        const [, , name, , provider, model, systemPrompt, fallbackMessage, isActive, , updatedAt, deletedAt, widget, widgetSecretNonce] = chatbotValues(chatbot);
         try {
-          await client.query(SQL.updateChatbot, [id, name, provider, model, systemPrompt, fallbackMessage, isActive, updatedAt, deletedAt]);
+          await client.query(SQL.updateChatbot, [id, name, provider, model, systemPrompt, fallbackMessage, isActive, updatedAt, deletedAt, widget, widgetSecretNonce]);
         } catch (error) {
           // Only restoring a deleted chatbot whose slug was reused since can clash.
           if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw conflict(`Another chatbot of this owner already uses the slug ${chatbot.slug}.`);

@@ -34,6 +34,7 @@ describe("the agent scope (docs/design.md §16)", () => {
       ["GET", `/v1/admin/chatbots/${alice.botId}`],
       ["PATCH", `/v1/admin/chatbots/${alice.botId}`],
       ["DELETE", `/v1/admin/chatbots/${alice.botId}`],
+      ["POST", `/v1/admin/chatbots/${alice.botId}/widget-secret`],
       ["GET", `/v1/admin/chatbots/${alice.botId}/documents`],
       ["POST", `/v1/admin/chatbots/${alice.botId}/documents`],
       ["DELETE", `/v1/admin/chatbots/${alice.botId}/documents/${UNKNOWN_ID}`],

@@ -28,6 +28,7 @@ describe("operator API: chatbots", () => {
       updated_at: expect.stringMatching(TIME),
       documents: 0,
       chunks: 0,
+      widget: expect.objectContaining({ enabled: false, title: "Support Desk", has_secret: false }),
     });
     const id = created.json.id as string;
     const read = await api(alice.adminKey, "GET", `/v1/admin/chatbots/${id}`);

@@ -11,6 +11,7 @@ const validateEventBody = adminResponseValidators.EventBody;
 
 const CHATBOTS = "/v1/admin/chatbots";
 const CHATBOT = "/v1/admin/chatbots/{chatbot_id}";
+const WIDGET_SECRET = "/v1/admin/chatbots/{chatbot_id}/widget-secret";
 const DOCUMENTS = "/v1/admin/chatbots/{chatbot_id}/documents";
 const DOCUMENT = "/v1/admin/chatbots/{chatbot_id}/documents/{document_id}";
 const INGESTION = "/v1/admin/ingestions/{ingestion_id}";
@@ -105,6 +106,9 @@ describe("operator API responses of a running server match the document", () => 
     await check("POST", CHATBOTS, 422, { body: { name: "  ", provider: "openai", model: "m" } });
     await check("POST", CHATBOTS, 422, { body: { name: "x", provider: "cohere", model: "m" } });
     await check("PATCH", CHATBOT, 422, { ids: [bot.id], body: {} });
+    await check("PATCH", CHATBOT, 422, { ids: [bot.id], body: { widget: { allowed_origins: ["https://example.com/path"] } } });
+    await check("PATCH", CHATBOT, 422, { ids: [bot.id], body: { widget: { accent_color: "blue" } } });
+    await check("POST", WIDGET_SECRET, 404, { ids: [UNKNOWN] });
     await check("POST", DOCUMENTS, 422, { ids: [bot.id], body: { url: "https://example.com/faq", crawl: "deep" } });
     await check("POST", DOCUMENTS, 422, { ids: [bot.id], body: { title: "x" } });
     await check("POST", SEARCH, 422, { ids: [bot.id], body: { query: " " } });
@@ -122,6 +126,7 @@ describe("operator API responses of a running server match the document", () => 
     expect(statSync(`${context.env.PARLEY_DB}.key`).mode & 0o777).toBe(0o600);
     view("WebhookPage", await check("GET", WEBHOOKS, 200));
     const bot = view("AdminChatbot", await check("POST", CHATBOTS, 201, { body: { name: "Inbox", provider: "openai", model: "gpt-test" } }));
+    view("WidgetSecret", await check("POST", WIDGET_SECRET, 201, { ids: [bot.id] }));
     expect((await call(`${server.url}/v1/chatbots/${bot.id}/chat`, { key: chatKey, body: { message: "Hello?", session_id: "visitor 7" } })).status).toBe(200);
     const page = view("ConversationPage", await check("GET", CONVERSATIONS, 200, { query: `?chatbot_id=${bot.id}&status=bot` }));
     const conversation = (page.data as Json[])[0]!;
@@ -219,7 +224,7 @@ describe("operator API responses of a running server match the document", () => 
     const operations = Object.entries(document.paths)
       .filter(([path]) => path.startsWith("/v1/admin/") || path.includes("/sessions/"))
       .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
-    expect(operations.length).toBe(27);
+    expect(operations.length).toBe(28);
     expect([...succeeded].sort()).toEqual(operations.sort());
   });
 });

@@ -1,4 +1,6 @@
+import { widgetSettingsFrom } from "@parley/core";
 import type {
+  WidgetSettings,
   ApiKey,
   ApiKeyScope,
   AttentionReason,
@@ -56,6 +58,9 @@ export interface ChatbotRow {
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
+  /** JSON object of the widget settings that differ from nothing: read under the defaults. */
+  widget: string;
+  widget_secret_nonce: string | null;
 }
 
 export interface ConversationRow {
@@ -139,6 +144,8 @@ export const chatbotFromRow = (row: ChatbotRow): Chatbot => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   deletedAt: row.deleted_at,
+  widget: widgetSettingsFrom(JSON.parse(row.widget) as Partial<WidgetSettings>),
+  widgetSecretNonce: row.widget_secret_nonce,
 });
 
 /** The named parameters of the chatbot INSERT and UPDATE statements. */
@@ -155,6 +162,8 @@ export const chatbotToRow = (chatbot: Chatbot): ChatbotRow => ({
   created_at: chatbot.createdAt,
   updated_at: chatbot.updatedAt,
   deleted_at: chatbot.deletedAt,
+  widget: JSON.stringify(chatbot.widget),
+  widget_secret_nonce: chatbot.widgetSecretNonce,
 });
 
 export const conversationFromRow = (row: ConversationRow): Conversation => ({

@@ -12,7 +12,7 @@ import {
 } from "./sqlite-storage-rows.js";
 
 const CHATBOT_COLUMNS =
-  "id, owner_id, name, slug, provider, model, system_prompt, fallback_message, is_active, created_at, updated_at, deleted_at";
+  "id, owner_id, name, slug, provider, model, system_prompt, fallback_message, is_active, created_at, updated_at, deleted_at, widget, widget_secret_nonce";
 export const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, agent_name, created_at, sources";
 export const CONVERSATION_COLUMNS = "id, chatbot_id, session_id, human_takeover, needs_attention, attention_reason, message_count, created_at, updated_at";
 export const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
@@ -80,7 +80,7 @@ export function prepareStorageStatements(database: Database) {
     ),
     insertChatbot: prepare<ChatbotRow>(
       `INSERT INTO chatbots (${CHATBOT_COLUMNS}) VALUES (@id, @owner_id, @name, @slug, @provider, @model,
-       @system_prompt, @fallback_message, @is_active, @created_at, @updated_at, @deleted_at)`,
+       @system_prompt, @fallback_message, @is_active, @created_at, @updated_at, @deleted_at, @widget, @widget_secret_nonce)`,
     ),
     getChatbot: prepare<[string], ChatbotRow>(`SELECT ${CHATBOT_COLUMNS} FROM chatbots WHERE id = ?`),
     listChatbots: prepare<[string], ChatbotRow>(
@@ -89,7 +89,8 @@ export function prepareStorageStatements(database: Database) {
     ),
     updateChatbot: prepare<ChatbotRow>(
       `UPDATE chatbots SET name = @name, provider = @provider, model = @model, system_prompt = @system_prompt,
-       fallback_message = @fallback_message, is_active = @is_active, updated_at = @updated_at, deleted_at = @deleted_at WHERE id = @id`,
+       fallback_message = @fallback_message, is_active = @is_active, updated_at = @updated_at, deleted_at = @deleted_at,
+       widget = @widget, widget_secret_nonce = @widget_secret_nonce WHERE id = @id`,
     ),
 
     // The quota reservation, one statement: insert the month's counter at 1, or add 1 to it

@@ -1,5 +1,5 @@
 import type { Database } from "better-sqlite3";
-import { conflict, readChatStateInParts } from "@parley/core";
+import { conflict, readChatStateInParts, widgetSettingsFrom } from "@parley/core";
 import type { ApiKey, Chatbot, ChatbotChanges, Conversation, Storage, User } from "@parley/core";
 import { openDatabase } from "./database.js";
 import {
@@ -26,7 +26,9 @@ import {
 } from "./sqlite-storage-statements.js";
 
 /** The fields `updateChatbot` writes: exactly the keys of ChatbotChanges. */
-const CHANGEABLE_FIELDS = ["isActive", "deletedAt", "name", "systemPrompt", "fallbackMessage", "model", "provider", "updatedAt"] as const satisfies readonly (keyof ChatbotChanges)[];
+const CHANGEABLE_FIELDS = ["isActive", "deletedAt", "name", "systemPrompt", "fallbackMessage", "model", "provider", "updatedAt", "widget", "widgetSecretNonce"] as const satisfies readonly (keyof ChatbotChanges)[];
+/** A chatbot the read cache may hold, copied so a caller's changes never reach the cache. */
+const copyChatbot = (chatbot: Chatbot): Chatbot => ({ ...chatbot, widget: widgetSettingsFrom(chatbot.widget) });
 // Stops compiling when ChatbotChanges gains a field the list (and the UPDATE statement) lacks.
 const _everyChangeableField: [Exclude<keyof ChatbotChanges, (typeof CHANGEABLE_FIELDS)[number]>] extends [never] ? true : false = true;
 
@@ -151,7 +153,12 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
 
     async createChatbot(draft, baseSlug) {
       return write(() => {
-        const chatbot: Chatbot = { ...draft, slug: firstFreeSlug(statements, draft.ownerId, baseSlug) };
+        const chatbot: Chatbot = {
+          ...draft,
+          slug: firstFreeSlug(statements, draft.ownerId, baseSlug),
+          widget: widgetSettingsFrom(draft.widget),
+          widgetSecretNonce: draft.widgetSecretNonce ?? null,
+        };
         statements.insertChatbot.run(chatbotToRow(chatbot));
         return chatbot;
       });
@@ -161,11 +168,11 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
         const row = statements.getChatbot.get(id);
         return row ? chatbotFromRow(row) : null;
       });
-      return chatbot && { ...chatbot };
+      return chatbot && copyChatbot(chatbot);
     },
     async listChatbots(ownerId) {
       const chatbots = chatbotsByOwner.get(ownerId, () => statements.listChatbots.all(ownerId).map(chatbotFromRow));
-      return chatbots!.map((chatbot) => ({ ...chatbot }));
+      return chatbots!.map(copyChatbot);
     },
     async updateChatbot(id, changes) {
       return write(() => {

@@ -156,6 +156,26 @@ export interface paths {
         patch: operations["updateChatbot"];
         trace?: never;
     };
+    "/v1/admin/chatbots/{chatbot_id}/widget-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a new widget identity secret
+         * @description Makes the chatbot's widget identity secret, replacing the old one (which stops verifying at once), and shows it this once: it is derived from the server's master key and a random nonce, never stored. A host site proves its signed-in user with `user_hash` = the lowercase hex HMAC-SHA256 of the `user_id` keyed with this secret (docs/design.md §14).
+         */
+        post: operations["createWidgetSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/chatbots/{chatbot_id}/documents": {
         parameters: {
             query?: never;
@@ -553,6 +573,28 @@ export interface components {
             fallback_message?: string;
             /** @description false pauses the chatbot: chat answers 403. */
             is_active?: boolean;
+            /** @description Any part of the widget settings (docs/design.md §14); the fields left out stay as they were. */
+            widget?: {
+                /** @description Whether the widget and its public routes answer; `false` (the default) makes every public route 404. */
+                enabled?: boolean;
+                /** @description Up to 20 web origins that may embed the widget, each exactly `scheme://host[:port]` (http or https, lower case; no path, no wildcard, no trailing slash), e.g. `https://shop.example.com`. */
+                allowed_origins?: string[];
+                /** @description The frame's title, 1–80 characters. The view shows the chatbot's name when none was set; `null` sets it back to the name. */
+                title?: string | null;
+                /** @description Shown first in the frame, never stored as a message; may be empty. */
+                welcome_message?: string;
+                /** @description Up to 4 questions, each 1–120 characters, shown as buttons that send themselves. */
+                starter_questions?: string[];
+                /** @description `#rrggbb` (stored lower case); default `#2563eb`. */
+                accent_color?: string;
+                /**
+                 * @description Where the launcher sits on the host page.
+                 * @enum {string}
+                 */
+                position?: "right" | "left";
+                /** @description Only visitors with a verified identity (`user_id` and `user_hash`) may chat. */
+                identity_required?: boolean;
+            };
         };
         AddDocumentRequest: {
             /** @description The document's title, which is also its source: adding the same title again replaces it. */
@@ -652,6 +694,35 @@ export interface components {
             documents: number;
             /** @description Chunks in its knowledge. */
             chunks: number;
+            /** @description The chat widget's settings (docs/design.md §14); off by default. */
+            widget: {
+                /** @description Whether the widget and its public routes answer; `false` (the default) makes every public route 404. */
+                enabled: boolean;
+                /** @description Up to 20 web origins that may embed the widget, each exactly `scheme://host[:port]` (http or https, lower case; no path, no wildcard, no trailing slash), e.g. `https://shop.example.com`. */
+                allowed_origins: string[];
+                /** @description The frame's title: the chatbot's name unless one was set. */
+                title: string;
+                /** @description Shown first in the frame, never stored as a message; may be empty. */
+                welcome_message: string;
+                /** @description Up to 4 questions, each 1–120 characters, shown as buttons that send themselves. */
+                starter_questions: string[];
+                /** @description `#rrggbb` (stored lower case); default `#2563eb`. */
+                accent_color: string;
+                /**
+                 * @description Where the launcher sits on the host page.
+                 * @enum {string}
+                 */
+                position: "right" | "left";
+                /** @description Only visitors with a verified identity (`user_id` and `user_hash`) may chat. */
+                identity_required: boolean;
+                /** @description Whether an identity secret was made (`POST .../widget-secret`); the secret itself is never shown again. */
+                has_secret: boolean;
+            };
+        };
+        /** @description The chatbot's new widget identity secret; the old one stops working. */
+        WidgetSecret: {
+            /** @description Shown this once. `user_hash` = lowercase hex HMAC-SHA256 of the `user_id` keyed with this whole string. */
+            secret: string;
         };
         /** @description The caller's chatbots, newest first. */
         AdminChatbotPage: {
@@ -672,6 +743,30 @@ export interface components {
                 documents: number;
                 /** @description Chunks in its knowledge. */
                 chunks: number;
+                /** @description The chat widget's settings (docs/design.md §14); off by default. */
+                widget: {
+                    /** @description Whether the widget and its public routes answer; `false` (the default) makes every public route 404. */
+                    enabled: boolean;
+                    /** @description Up to 20 web origins that may embed the widget, each exactly `scheme://host[:port]` (http or https, lower case; no path, no wildcard, no trailing slash), e.g. `https://shop.example.com`. */
+                    allowed_origins: string[];
+                    /** @description The frame's title: the chatbot's name unless one was set. */
+                    title: string;
+                    /** @description Shown first in the frame, never stored as a message; may be empty. */
+                    welcome_message: string;
+                    /** @description Up to 4 questions, each 1–120 characters, shown as buttons that send themselves. */
+                    starter_questions: string[];
+                    /** @description `#rrggbb` (stored lower case); default `#2563eb`. */
+                    accent_color: string;
+                    /**
+                     * @description Where the launcher sits on the host page.
+                     * @enum {string}
+                     */
+                    position: "right" | "left";
+                    /** @description Only visitors with a verified identity (`user_id` and `user_hash`) may chat. */
+                    identity_required: boolean;
+                    /** @description Whether an identity secret was made (`POST .../widget-secret`); the secret itself is never shown again. */
+                    has_secret: boolean;
+                };
             }[];
             /** @description Pass as `?cursor=` for the next page; null on the last. */
             next_cursor: string | null;
@@ -1928,6 +2023,55 @@ export interface operations {
             };
             /** @description Invalid input: `detail` names the field and the problem. */
             422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["AdminKeyRateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createWidgetSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the `X-Request-Id` response header and the access log. Any other shape is replaced by a fresh UUID. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The chatbot's id, a bare lower-case UUID as the list returns it. An id that is not a UUID is answered 404 `Chatbot not found.`, like a missing one. */
+                chatbot_id: components["parameters"]["ChatbotId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, shown once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetSecret"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            /** @description A missing, deleted or another user's resource, or a malformed id. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];

@@ -3,6 +3,8 @@ import type { Dependencies } from "../dependencies.js";
 import { chatbotNotFound, invalidRequest, notFound } from "../errors.js";
 import type { ChatbotChanges } from "../ports/storage.js";
 import { slugify } from "../chatbots/slugify.js";
+import { checkWidgetSettingsPart } from "../domain/widget.js";
+import { newWidgetSecretNonce } from "../widget/widget-secrets.js";
 import { isUuid } from "../support/ids.js";
 
 /** What a new chatbot needs; the prompt and the fallback have defaults. */
@@ -23,6 +25,8 @@ export interface ChatbotSettingsInput {
   systemPrompt?: string;
   fallbackMessage?: string;
   isActive?: boolean;
+  /** Any part of the widget settings (docs/design.md §14), checked here; the other settings stay. */
+  widget?: unknown;
 }
 
 export const DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant. Answer questions clearly and concisely.";
@@ -96,7 +100,21 @@ export async function findLiveChatbot(dependencies: Pick<Dependencies, "storage"
 export async function changeChatbot(dependencies: Pick<Dependencies, "storage" | "clock">, chatbotId: string, input: ChatbotSettingsInput): Promise<Chatbot> {
   const chatbot = await findLiveChatbot(dependencies, chatbotId);
   const changes = checkedChanges(input);
+  if (input.widget !== undefined) changes.widget = { ...chatbot.widget, ...checkWidgetSettingsPart(input.widget) };
   return (await dependencies.storage.updateChatbot(chatbot.id, { ...changes, updatedAt: dependencies.clock.now() }))!;
+}
+
+/**
+ * Makes a new identity secret for a live chatbot's widget, replacing the old one: a new random
+ * nonce is stored, and the secret derived from it and the master key is returned, never stored.
+ */
+export async function rotateWidgetSecret(dependencies: Pick<Dependencies, "storage" | "clock" | "widgetSecrets">, chatbotId: string): Promise<{ chatbot: Chatbot; secret: string }> {
+  const found = await findLiveChatbot(dependencies, chatbotId);
+  const nonce = newWidgetSecretNonce();
+  // Derived before the nonce is stored: a server's first secret may create its key file first.
+  const secret = dependencies.widgetSecrets.secretFor(found.id, nonce);
+  const chatbot = (await dependencies.storage.updateChatbot(found.id, { widgetSecretNonce: nonce, updatedAt: dependencies.clock.now() }))!;
+  return { chatbot, secret };
 }
 
 /** Pauses (false) or resumes (true) a chatbot. A paused chatbot refuses chat. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Chatbot } from "../domain/chatbot.js";
+import { defaultWidgetSettings } from "../domain/widget.js";
 import { defaultIdentityRules } from "./identity-rules.js";
 import { buildPrompt, type ContextChunk } from "./prompt-builder.js";
 
@@ -16,6 +17,8 @@ const chatbot: Chatbot = {
   createdAt: 0,
   updatedAt: 0,
   deletedAt: null,
+  widget: defaultWidgetSettings(),
+  widgetSecretNonce: null,
 };
 
 const systemText = (context: ContextChunk[]) =>

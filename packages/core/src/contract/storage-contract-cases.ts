@@ -68,6 +68,7 @@ export const STORAGE_CASES = [
   "listConversations with unreadFor lists only those with visitor messages that key has not read",
   "a takeover change is kept on the timeline with who and when; setting the same flag adds nothing",
   "claimIngestion shares the runners between users: perUser live leases at most, the user served longest ago first",
+  "a chatbot's widget is off by default, and changed settings and secret nonce round-trip",
 ] as const;
 
 /** The name of one case of the Storage contract. */

@@ -7,6 +7,7 @@ import { registerReplyTests } from "./storage-contract-replies.js";
 import { registerWebhookTests } from "./storage-contract-webhooks.js";
 import { registerOperatorTests } from "./storage-contract-operator.js";
 import { registerAgentTests } from "./storage-contract-agents.js";
+import { registerWidgetTests } from "./storage-contract-widget.js";
 import { uuidOf, type ContractContext, type RegisterTest } from "./storage-contract-fixtures.js";
 import { STORAGE_CASES } from "./storage-contract-cases.js";
 import { skipper, type SkippedCase } from "./skip.js";
@@ -55,5 +56,6 @@ export function runStorageContract(options: StorageContractOptions): void {
     registerWebhookTests(context, test);
     registerOperatorTests(context, test);
     registerAgentTests(context, test);
+    registerWidgetTests(context, test);
   });
 }

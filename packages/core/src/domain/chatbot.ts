@@ -1,3 +1,5 @@
+import type { WidgetSettings } from "./widget.js";
+
 /** The LLM backends a chatbot can name; `ollama` is the locally hosted one. */
 export const PROVIDERS = ["openai", "anthropic", "ollama"] as const;
 
@@ -31,7 +33,17 @@ export interface Chatbot {
   updatedAt: number;
   /** Set when the chatbot was soft-deleted; such a chatbot is invisible to every API. */
   deletedAt: number | null;
+  /** The chat widget's settings (docs/design.md §14); off by default. */
+  widget: WidgetSettings;
+  /**
+   * The random nonce the widget's identity secret is derived from with the server's master key
+   * (never the secret itself); null until the owner makes a secret.
+   */
+  widgetSecretNonce: string | null;
 }
+
+/** What `Storage.createChatbot` takes: the widget settings default to off, with no secret. */
+export type NewChatbot = Omit<Chatbot, "slug" | "widget" | "widgetSecretNonce"> & Partial<Pick<Chatbot, "widget" | "widgetSecretNonce">>;
 
 /** The list form of the spec: exactly these fields, in this order. */
 export interface ChatbotSummary {

@@ -1,5 +1,6 @@
 import { readChatStateInParts } from "../ports/chat-state.js";
 import type { Chatbot } from "../domain/chatbot.js";
+import { widgetSettingsFrom } from "../domain/widget.js";
 import type { Conversation, ConversationEvent, ConversationSummary, Message } from "../domain/conversation.js";
 import type { OutboxEvent } from "../domain/events.js";
 import type { ApiKey, Plan, User } from "../domain/user.js";
@@ -114,7 +115,7 @@ export function createMemoryStorage(): Storage {
       const taken = liveSlugs(draft.ownerId);
       let slug = baseSlug;
       for (let suffix = 2; taken.has(slug); suffix += 1) slug = `${baseSlug}-${suffix}`;
-      const chatbot: Chatbot = { ...copy(draft), slug };
+      const chatbot: Chatbot = { ...copy(draft), slug, widget: widgetSettingsFrom(draft.widget), widgetSecretNonce: draft.widgetSecretNonce ?? null };
       chatbots.set(chatbot.id, chatbot);
       return copy(chatbot);
     },

@@ -34,6 +34,7 @@ export function createOperator(dependencies: Dependencies) {
     getChatbot: admin(chatbots.getChatbot),
     updateChatbot: admin((d, c, chatbotId: string, input: ChatbotSettingsInput) => chatbots.updateChatbot(d, c, chatbotId, input)),
     deleteChatbot: admin(chatbots.removeChatbot),
+    createWidgetSecret: admin(chatbots.createWidgetSecret),
     listDocuments: admin((d, c, chatbotId: string, page: PageRequest = {}) => chatbots.listDocuments(d, c, chatbotId, page)),
     addKnowledge: admin((d, c, chatbotId: string, request: KnowledgeRequest) => chatbots.addKnowledge(d, c, chatbotId, request)),
     getIngestion: admin(chatbots.getIngestion),

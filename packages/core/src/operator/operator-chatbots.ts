@@ -3,7 +3,7 @@ import type { Caller } from "../domain/user.js";
 import type { Dependencies } from "../dependencies.js";
 import { invalidRequest, notFound } from "../errors.js";
 import type { KnowledgeRequest } from "../domain/knowledge.js";
-import { changeChatbot, createChatbot, deleteChatbot, type ChatbotSettingsInput } from "../admin/chatbot-admin.js";
+import { changeChatbot, createChatbot, deleteChatbot, rotateWidgetSecret, type ChatbotSettingsInput } from "../admin/chatbot-admin.js";
 import { checkKnowledgeRequest, queueIngestion } from "../admin/ingestion-jobs.js";
 import { findOwnedChatbot } from "../chatbots/owned-chatbot.js";
 import { retrieveCandidates } from "../chat/retrieve-context.js";
@@ -39,6 +39,12 @@ export async function getChatbot(dependencies: Dependencies, caller: Caller, cha
 export async function updateChatbot(dependencies: Dependencies, caller: Caller, chatbotId: string, input: ChatbotSettingsInput) {
   const chatbot = await findOwnedChatbot(dependencies, caller.user, chatbotId);
   return adminView(dependencies, await changeChatbot(dependencies, chatbot.id, input));
+}
+
+/** Makes a new identity secret for one of the caller's chatbots' widget (replacing the old one): `{secret}`, shown once. */
+export async function createWidgetSecret(dependencies: Dependencies, caller: Caller, chatbotId: string): Promise<{ secret: string }> {
+  const chatbot = await findOwnedChatbot(dependencies, caller.user, chatbotId);
+  return { secret: (await rotateWidgetSecret(dependencies, chatbot.id)).secret };
 }
 
 /** Soft-deletes one of the caller's chatbots. */

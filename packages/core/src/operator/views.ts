@@ -9,9 +9,32 @@ import { formatTimestamp } from "../support/time.js";
 
 const time = (micros: number | null) => (micros === null ? null : formatTimestamp(micros));
 
-/** The admin view of a chatbot: the spec's detail form plus its model, last change and knowledge size. */
+/** The admin view of a chatbot: the spec's detail form plus its model, last change, knowledge size and widget. */
 export function toAdminChatbot(chatbot: Chatbot, stats: { documents: number; chunks: number }) {
-  return { ...toChatbotDetail(chatbot), model: chatbot.model, updated_at: formatTimestamp(chatbot.updatedAt), documents: stats.documents, chunks: stats.chunks };
+  return {
+    ...toChatbotDetail(chatbot),
+    model: chatbot.model,
+    updated_at: formatTimestamp(chatbot.updatedAt),
+    documents: stats.documents,
+    chunks: stats.chunks,
+    widget: toWidgetView(chatbot),
+  };
+}
+
+/** A chatbot's widget settings as its owner sees them: the title resolved (the chatbot's name when unset), and whether an identity secret exists (never the secret). */
+export function toWidgetView(chatbot: Chatbot) {
+  const { widget } = chatbot;
+  return {
+    enabled: widget.enabled,
+    allowed_origins: [...widget.allowed_origins],
+    title: widget.title ?? chatbot.name,
+    welcome_message: widget.welcome_message,
+    starter_questions: [...widget.starter_questions],
+    accent_color: widget.accent_color,
+    position: widget.position,
+    identity_required: widget.identity_required,
+    has_secret: chatbot.widgetSecretNonce !== null,
+  };
 }
 
 /** `user` for the visitor, `model` or `agent` for replies. */

@@ -1,4 +1,4 @@
-import type { Chatbot } from "../domain/chatbot.js";
+import type { Chatbot, NewChatbot } from "../domain/chatbot.js";
 import type { Conversation, ConversationEvent, ConversationSummary, Message } from "../domain/conversation.js";
 import type { MarkConversationRead } from "./storage-agents.js";
 import type { ChatState, ReadChatState } from "./chat-state.js";
@@ -18,7 +18,7 @@ import type {
 } from "./storage-operator.js";
 
 /** The fields of a chatbot its owner may change after creation. */
-export type ChatbotChanges = Partial<Pick<Chatbot, "isActive" | "deletedAt" | "name" | "systemPrompt" | "fallbackMessage" | "model" | "provider" | "updatedAt">>;
+export type ChatbotChanges = Partial<Pick<Chatbot, "isActive" | "deletedAt" | "name" | "systemPrompt" | "fallbackMessage" | "model" | "provider" | "updatedAt" | "widget" | "widgetSecretNonce">>;
 
 /** Everything {@link Storage.acceptUserMessage} needs; ids and times come from the core. */
 export interface AcceptUserMessage {
@@ -128,7 +128,7 @@ export interface Storage {
    * Stores a new chatbot under the first free slug of `baseSlug`, `baseSlug-2`, `baseSlug-3`, …
    * among the owner's chatbots that are not deleted, chosen in the same atomic step.
    */
-  createChatbot(chatbot: Omit<Chatbot, "slug">, baseSlug: string): Promise<Chatbot>;
+  createChatbot(chatbot: NewChatbot, baseSlug: string): Promise<Chatbot>;
   /** The chatbot with that id, deleted or not, or null. */
   getChatbot(id: string): Promise<Chatbot | null>;
   /** The owner's chatbots that are not deleted, newest first, ties by id ascending. */

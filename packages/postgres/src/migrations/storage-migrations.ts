@@ -266,5 +266,26 @@ const agents: PostgresMigration = {
   },
 };
 
+/**
+ * The chat widget and feedback (docs/design.md §14), SQLite's migration 12: a chatbot's widget
+ * settings as a JSON object in TEXT (`{}` reads as the defaults: off; JSON escapes NUL), the
+ * nonce its identity secret is derived from (never the secret), and a model reply's rating with
+ * its optional comment and time; the partial index serves the usage's feedback counts.
+ */
+const widget: PostgresMigration = {
+  version: 6,
+  name: "widget",
+  async up(client) {
+    await client.query(`
+      ALTER TABLE chatbots ADD COLUMN widget TEXT NOT NULL DEFAULT '{}';
+      ALTER TABLE chatbots ADD COLUMN widget_secret_nonce TEXT;
+      ALTER TABLE messages ADD COLUMN feedback_rating TEXT CHECK (feedback_rating IN ('up', 'down'));
+      ALTER TABLE messages ADD COLUMN feedback_comment TEXT;
+      ALTER TABLE messages ADD COLUMN feedback_at BIGINT;
+      CREATE INDEX messages_rated ON messages (feedback_at) WHERE feedback_rating IS NOT NULL;
+    `);
+  },
+};
+
 /** The storage track, in order. Append only. */
-export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage, messageSources, ingestionShares, uploads, agents];
+export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage, messageSources, ingestionShares, uploads, agents, widget];

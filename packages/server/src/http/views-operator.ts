@@ -1,4 +1,4 @@
-import { API_KEY_SCOPES, DELIVERY_STATUSES, EVENT_TYPES } from "@parley/core";
+import { API_KEY_SCOPES, DELIVERY_STATUSES, DEFAULT_WIDGET_SETTINGS, EVENT_TYPES, WIDGET_LIMITS, WIDGET_POSITIONS } from "@parley/core";
 import { chatbotDetailSchema, count, nullable, record, timestamp, uuid } from "./views-chat.js";
 
 // The JSON Schemas of what the operator API answers (docs/design.md §9), field for field the
@@ -11,14 +11,60 @@ const pageOf = (items: object, description: string) =>
 
 const AUTHORS = ["user", "model", "agent"] as const;
 
-/** The admin view of a chatbot: the spec's detail form plus model, last change and knowledge size. */
+/**
+ * The widget settings (docs/design.md §14), field by field: what the admin view shows and what
+ * `PATCH /v1/admin/chatbots/{id}` takes under `widget` (any part). The core checks what JSON
+ * Schema cannot say (an origin's form, the colour), with the same `field: problem` details.
+ */
+export const widgetSettingsProperties = {
+  enabled: { type: "boolean", description: "Whether the widget and its public routes answer; `false` (the default) makes every public route 404." },
+  allowed_origins: {
+    type: "array",
+    maxItems: WIDGET_LIMITS.allowedOrigins,
+    items: { type: "string", maxLength: WIDGET_LIMITS.originLength },
+    description: `Up to ${WIDGET_LIMITS.allowedOrigins} web origins that may embed the widget, each exactly \`scheme://host[:port]\` (http or https, lower case; no path, no wildcard, no trailing slash), e.g. \`https://shop.example.com\`.`,
+  },
+  title: {
+    ...nullable({ type: "string", minLength: 1, maxLength: WIDGET_LIMITS.title } as const),
+    description: `The frame's title, 1–${WIDGET_LIMITS.title} characters. The view shows the chatbot's name when none was set; \`null\` sets it back to the name.`,
+  },
+  welcome_message: { type: "string", maxLength: WIDGET_LIMITS.welcomeMessage, description: "Shown first in the frame, never stored as a message; may be empty." },
+  starter_questions: {
+    type: "array",
+    maxItems: WIDGET_LIMITS.starterQuestions,
+    items: { type: "string", minLength: 1, maxLength: WIDGET_LIMITS.starterQuestion },
+    description: `Up to ${WIDGET_LIMITS.starterQuestions} questions, each 1–${WIDGET_LIMITS.starterQuestion} characters, shown as buttons that send themselves.`,
+  },
+  accent_color: { type: "string", description: `\`#rrggbb\` (stored lower case); default \`${DEFAULT_WIDGET_SETTINGS.accent_color}\`.` },
+  position: { type: "string", enum: [...WIDGET_POSITIONS], description: "Where the launcher sits on the host page." },
+  identity_required: { type: "boolean", description: "Only visitors with a verified identity (`user_id` and `user_hash`) may chat." },
+} as const;
+
+/** The widget settings in the admin view: every field, the title resolved, and whether an identity secret exists. */
+const adminWidgetSchema = record(
+  {
+    ...widgetSettingsProperties,
+    title: { type: "string", description: "The frame's title: the chatbot's name unless one was set." },
+    has_secret: { type: "boolean", description: "Whether an identity secret was made (`POST .../widget-secret`); the secret itself is never shown again." },
+  },
+  "The chat widget's settings (docs/design.md §14); off by default.",
+);
+
+/** The admin view of a chatbot: the spec's detail form plus model, last change, knowledge size and widget. */
 const adminChatbotSchema = record({
   ...chatbotDetailSchema.properties,
   model: { type: "string" },
   updated_at: timestamp,
   documents: { ...count, description: "Documents in its knowledge." },
   chunks: { ...count, description: "Chunks in its knowledge." },
+  widget: adminWidgetSchema,
 });
+
+/** A new widget identity secret, shown once. */
+const widgetSecretSchema = record(
+  { secret: { type: "string", pattern: "^wsec_[A-Za-z0-9_-]{43}$", description: "Shown this once. `user_hash` = lowercase hex HMAC-SHA256 of the `user_id` keyed with this whole string." } },
+  "The chatbot's new widget identity secret; the old one stops working.",
+);
 
 /** A document a model reply's context came from. */
 export const messageSourceSchema = record(
@@ -180,6 +226,7 @@ const sessionMessagesSchema = record({ data: { type: "array", items: messageSche
 /** The operator API's views, by component name. */
 export const operatorViews = {
   AdminChatbot: adminChatbotSchema,
+  WidgetSecret: widgetSecretSchema,
   AdminChatbotPage: pageOf(adminChatbotSchema, "The caller's chatbots, newest first."),
   Document: documentSchema,
   DocumentPage: pageOf(documentSchema, "The chatbot's documents, most recently updated first."),

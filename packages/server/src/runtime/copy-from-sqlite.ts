@@ -22,7 +22,7 @@ const TABLES: TableCopy[] = [
   { table: "api_keys", columns: ["id", "user_id", "name", "key_hash", "scope", "created_at", "revoked_at", "last_used_at"], order: "rowid", texts: ["name"] },
   {
     table: "chatbots",
-    columns: ["id", "owner_id", "name", "slug", "provider", "model", "system_prompt", "fallback_message", "is_active", "created_at", "updated_at", "deleted_at"],
+    columns: ["id", "owner_id", "name", "slug", "provider", "model", "system_prompt", "fallback_message", "is_active", "created_at", "updated_at", "deleted_at", "widget", "widget_secret_nonce"],
     order: "rowid",
     flags: ["is_active"],
     texts: ["name", "model", "system_prompt", "fallback_message"],
@@ -34,7 +34,12 @@ const TABLES: TableCopy[] = [
     flags: ["human_takeover", "needs_attention"],
     texts: ["session_id"],
   },
-  { table: "messages", columns: ["id", "conversation_id", "role", "author", "content", "agent_name", "created_at", "sources"], order: "seq", texts: ["content", "agent_name"] },
+  {
+    table: "messages",
+    columns: ["id", "conversation_id", "role", "author", "content", "agent_name", "created_at", "sources", "feedback_rating", "feedback_comment", "feedback_at"],
+    order: "seq",
+    texts: ["content", "agent_name", "feedback_comment"],
+  },
   { table: "conversation_events", columns: ["conversation_id", "type", "by_name", "at"], order: "seq", texts: ["by_name"] },
   { table: "monthly_usage", columns: ["user_id", "month", "used"], order: "user_id, month" },
   { table: "outbox_events", columns: ["id", "type", "user_id", "chatbot_id", "data", "created_at", "dispatched_at"], order: "seq" },

@@ -1,5 +1,6 @@
 import {
   createDerivedWebhookSecrets,
+  createDerivedWidgetSecrets,
   createLocalEmbedder,
   createParley,
   type Embedder,
@@ -81,6 +82,8 @@ export function wireParley(
   const embedder = embedderFor(config);
   // Loaded on first use, so commands that never touch webhooks create no key file.
   const webhookSecrets = createDerivedWebhookSecrets(masterKey);
+  // The widget's identity secrets come from the same master key (docs/design.md §14).
+  const widgetSecrets = createDerivedWidgetSecrets(masterKey);
   // Uploads wait in the database, so any process (and a run resumed after a restart) reads them.
   const uploads: Uploads = { store: engines.uploads, maxFileBytes: config.maxUploadBytes, maxRequestBytes: config.maxUploadRequestBytes };
   const { timeoutMs, memoryMb, ...limits } = config.documents;
@@ -95,6 +98,7 @@ export function wireParley(
     embedder,
     chatModels: createChatModels({ env: config.env }),
     webhookSecrets,
+    widgetSecrets,
     knowledgeSources,
     // Webhooks made through the API go only to public addresses, unless the operator allows private ones.
     checkWebhookUrl: config.allowPrivateUrls ? undefined : createWebhookUrlCheck(),
@@ -122,11 +126,12 @@ export function openParley(config: ServerConfig, options: { rateLimiter?: RateLi
   const database = openDatabase({ path: config.databasePath, onFileModes: (report) => logFileModes(log, report) });
   const searchIndex = createSqliteSearchIndex({ database });
   const engines = { storage: createSqliteStorage({ database }), searchIndex, uploads: createSqliteUploadStore(database), ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }) };
-  // Until the first subscription exists no secret depends on the key, so the first one made
-  // over the API creates the key file as `parley webhook add` does; after that a missing file
-  // is an error, never silently replaced (docs/operations.md, "Where the secret lives").
+  // Until the first subscription or widget secret exists no secret depends on the key, so the
+  // first one made over the API creates the key file as `parley webhook add` does; after that a
+  // missing file is an error, never silently replaced (docs/operations.md, "Where the secret lives").
   const masterKey = () => {
-    if (database.prepare("SELECT 1 FROM webhook_subscriptions LIMIT 1").get() === undefined) ensureWebhookMasterKey(config);
+    const secretsExist = database.prepare("SELECT 1 FROM webhook_subscriptions UNION ALL SELECT 1 FROM chatbots WHERE widget_secret_nonce IS NOT NULL LIMIT 1").get() !== undefined;
+    if (!secretsExist) ensureWebhookMasterKey(config);
     return loadWebhookMasterKey(config);
   };
   const wired = wireParley(config, engines, { log, masterKey });

@@ -10,6 +10,7 @@ import { messageSourcesSchema } from "./008-message-sources.js";
 import { ingestionSharesSchema } from "./009-ingestion-shares.js";
 import { uploadsSchema } from "./010-uploads.js";
 import { agentsSchema } from "./011-agents.js";
+import { widgetSchema } from "./012-widget.js";
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ingestionSharesSchema,
   uploadsSchema,
   agentsSchema,
+  widgetSchema,
 ];

@@ -1,6 +1,7 @@
 import { CHATBOT_TEXT_LIMITS, PROVIDERS } from "@parley/core";
 import { created, defineEndpoint, key, noContent, ok, type Tag } from "../endpoint.js";
 import { missing, PAGE_ERRORS } from "../openapi-components.js";
+import { widgetSettingsProperties } from "../views-operator.js";
 
 // The operator API's chatbot routes (docs/design.md §9).
 
@@ -79,8 +80,23 @@ export const updateChatbot = defineEndpoint({
   access: key("admin"),
   body: {
     name: "UpdateChatbotRequest",
-    schema: { type: "object", minProperties: 1, properties: { ...settings, is_active: { type: "boolean", description: "false pauses the chatbot: chat answers 403." } } },
-    examples: { example: { summary: "A body", value: { is_active: false } } },
+    schema: {
+      type: "object",
+      minProperties: 1,
+      properties: {
+        ...settings,
+        is_active: { type: "boolean", description: "false pauses the chatbot: chat answers 403." },
+        widget: {
+          type: "object",
+          properties: widgetSettingsProperties,
+          description: "Any part of the widget settings (docs/design.md §14); the fields left out stay as they were.",
+        },
+      },
+    },
+    examples: {
+      example: { summary: "A body", value: { is_active: false } },
+      widget: { summary: "Turn the widget on for one site", value: { widget: { enabled: true, allowed_origins: ["https://shop.example.com"], starter_questions: ["How do I descale it?"] } } },
+    },
   },
   success: { status: 200, description: "The chatbot as changed.", schema: "AdminChatbot" },
   notFound: [CHATBOT],
@@ -89,11 +105,27 @@ export const updateChatbot = defineEndpoint({
     ["blankName", "A required text emptied", "name: must be a non-empty string"],
     ["badProvider", "A provider other than the three", { refused: { provider: "cohere" } }],
     ["badFlag", "`is_active` not a boolean", { refused: { is_active: "no" } }],
+    ["badOrigin", "A widget origin with a path", "widget.allowed_origins.0: must be an origin written scheme://host[:port], such as https://example.com (http or https, lower case, no path, no wildcard, no trailing slash)"],
+    ["badColor", "A widget colour not #rrggbb", "widget.accent_color: must be a colour written #rrggbb, e.g. #2563eb"],
   ],
   async handle({ parley, caller, params, body }) {
-    const { name, provider, model, system_prompt: systemPrompt, fallback_message: fallbackMessage, is_active: isActive } = body;
-    return ok(await parley.operator.updateChatbot(caller, params.chatbot_id, { name, provider, model, systemPrompt, fallbackMessage, isActive }));
+    const { name, provider, model, system_prompt: systemPrompt, fallback_message: fallbackMessage, is_active: isActive, widget } = body;
+    return ok(await parley.operator.updateChatbot(caller, params.chatbot_id, { name, provider, model, systemPrompt, fallbackMessage, isActive, widget }));
   },
+});
+
+export const createWidgetSecret = defineEndpoint({
+  method: "POST",
+  path: "/v1/admin/chatbots/{chatbot_id}/widget-secret",
+  operationId: "createWidgetSecret",
+  summary: "Make a new widget identity secret",
+  description:
+    "Makes the chatbot's widget identity secret, replacing the old one (which stops verifying at once), and shows it this once: it is derived from the server's master key and a random nonce, never stored. A host site proves its signed-in user with `user_hash` = the lowercase hex HMAC-SHA256 of the `user_id` keyed with this secret (docs/design.md §14).",
+  tag: TAG,
+  access: key("admin"),
+  success: { status: 201, description: "The new secret, shown once.", schema: "WidgetSecret" },
+  notFound: [CHATBOT],
+  handle: async ({ parley, caller, params }) => created(await parley.operator.createWidgetSecret(caller, params.chatbot_id)),
 });
 
 export const deleteChatbot = defineEndpoint({

@@ -1,6 +1,6 @@
 import type { Endpoint } from "../endpoint.js";
 import { addDocument, deleteDocument, getIngestion, listDocuments, searchKnowledge } from "./documents.js";
-import { createChatbot, deleteChatbot, getAdminChatbot, listAdminChatbots, updateChatbot } from "./chatbots.js";
+import { createChatbot, createWidgetSecret, deleteChatbot, getAdminChatbot, listAdminChatbots, updateChatbot } from "./chatbots.js";
 import { endTakeover, getConversation, listConversations, markConversationRead, replyAsAgent, startTakeover } from "./conversations.js";
 import { streamEvents } from "./events.js";
 import { getHealth } from "./health.js";
@@ -24,6 +24,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   getAdminChatbot,
   updateChatbot,
   deleteChatbot,
+  createWidgetSecret,
   listDocuments,
   addDocument,
   deleteDocument,
