@@ -66,6 +66,17 @@ export { CHATBOT_TEXT_LIMITS, type ChatbotSettingsInput } from "./admin/chatbot-
 export { AGENT_SCOPE_REFUSAL, CHAT_SCOPE_REFUSAL, requireAdminScope, requireAgentScope } from "./auth/authenticate.js";
 export { documentTypeOf, documentBytesOf } from "./retrieval/document-facts.js";
 export { messageSent, takeoverChanged } from "./events/outbox-events.js";
+export { createVisitorTokens, createEphemeralVisitorTokens, VISITOR_TOKEN_TTL_MICROS, type VisitorTokens } from "./widget/visitor-tokens.js";
+export {
+  IDENTITY_NOT_VERIFIED,
+  isVisitorEvent,
+  MAX_USER_ID_CHARS,
+  VISITOR_UNAUTHORIZED,
+  visitorLimitDetail,
+  type VisitorDesk,
+  type VisitorLimit,
+  type WidgetChatbot,
+} from "./widget/visitor.js";
 export type * from "./ports/widget-secrets.js";
 export { createDerivedWidgetSecrets, createEphemeralWidgetSecrets, verifyWidgetUserHash, widgetUserHash } from "./widget/widget-secrets.js";
 export { toAdminChatbot, toWidgetView } from "./operator/views.js";

@@ -40,6 +40,8 @@ import type { ParleySettings, RetrievalSettings } from "./settings.js";
 import type { ChunkOptions } from "./retrieval/chunker.js";
 import { randomIds } from "./support/ids.js";
 import { systemClock } from "./support/time.js";
+import { createVisitorDesk } from "./widget/visitor.js";
+import { createEphemeralVisitorTokens, type VisitorTokens } from "./widget/visitor-tokens.js";
 
 /** The adapters Parley runs on, and settings that differ from docs/design.md §4's defaults. */
 export interface ParleyOptions {
@@ -64,6 +66,11 @@ export interface ParleyOptions {
    */
   webhookSecrets?: WebhookSecrets;
   /**
+   * Signs and checks the widget's visitor tokens (`createVisitorTokens(masterKey)`). Defaults to a
+   * key that lives as long as the process: tokens then end with it.
+   */
+  visitorTokens?: VisitorTokens;
+  /**
    * Derives widget identity secrets (`createDerivedWidgetSecrets(masterKey)`, the same master key
    * as the webhooks'). Defaults to a key that lives as long as the process, like `webhookSecrets`.
    */
@@ -76,6 +83,8 @@ export const DEFAULT_SETTINGS: ParleySettings = {
   keyRequestsPerMinute: 60,
   adminKeyRequestsPerMinute: 600,
   conversationMessagesPerMinute: 20,
+  widgetSessionsPerHour: 10,
+  widgetMessagesPerMinute: 30,
   historyTurns: 10,
   defaultPlan: { name: "free", monthlyMessages: 1000 },
   maxReplyTokens: 1024,
@@ -184,6 +193,16 @@ export function createParley(options: ParleyOptions) {
     /** A session's messages, oldest first, for integrations without webhooks (any key of the owner). */
     listSessionMessages: (caller: Caller, chatbotId: string, sessionId: string, query: { after?: unknown } = {}) =>
       listSessionMessages(dependencies, caller, chatbotId, sessionId, query),
+
+    /**
+     * The visitor's side of the chat widget (docs/design.md §14): a chatbot's public appearance,
+     * visitor sessions and their tokens, the per-address limits, and visitor messages as chats of
+     * the owner. The server's `/v1/widget/...` routes are thin doors onto it.
+     */
+    widget: createVisitorDesk(dependencies, {
+      tokens: options.visitorTokens ?? createEphemeralVisitorTokens(),
+      generations,
+    }),
 
     /** The operator API (docs/design.md §9): an admin-scoped caller's chatbots, knowledge, conversations, keys, webhooks, usage. */
     operator: createOperator(dependencies),

@@ -10,6 +10,10 @@ export interface ParleySettings {
   adminKeyRequestsPerMinute: number;
   /** Messages one conversation may receive in any 60 s window (default 20). */
   conversationMessagesPerMinute: number;
+  /** New widget sessions one client address may start in any hour (default 10; docs/design.md §14). */
+  widgetSessionsPerHour: number;
+  /** Widget messages one client address may send in any 60 s window (default 30; docs/design.md §14). */
+  widgetMessagesPerMinute: number;
   /** Stored messages before the current one that the model sees (default 10). */
   historyTurns: number;
   /** The plan a user gets when none is named (default `free`, 1,000 messages a month). */

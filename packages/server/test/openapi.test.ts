@@ -30,8 +30,11 @@ describe("docs/openapi.json", () => {
             expect(response.content, `${where} 204 has no body`).toBeUndefined();
             continue;
           }
-          const mediaType = path === "/v1/admin/events" && status === "200" ? "text/event-stream" : "application/json";
-          expect(Object.keys(response.content ?? {}), `${where} ${status} media types`).toEqual([mediaType]);
+          // The live events answer a stream; a widget message answers JSON or, asked for, a stream.
+          const streams = ["/v1/admin/events", "/v1/widget/{chatbot_id}/events"].includes(path) && status === "200";
+          const either = path === "/v1/widget/{chatbot_id}/messages" && method === "post" && status === "200";
+          const mediaType = streams ? "text/event-stream" : "application/json";
+          expect(Object.keys(response.content ?? {}), `${where} ${status} media types`).toEqual(either ? ["application/json", "text/event-stream"] : [mediaType]);
           const media = response.content![mediaType]!;
           expect(media.schema, `${where} ${status} has a schema`).toBeDefined();
           expect(() => ajv.compile(media.schema as object), `${where} ${status} schema compiles`).not.toThrow();
@@ -50,6 +53,10 @@ describe("docs/openapi.json", () => {
     expect(statuses("/v1/admin/conversations", "get")).toEqual(["200", "401", "403", "404", "422", "429", "500"]);
     expect(statuses("/v1/admin/events", "get")).toEqual(["200", "401", "403", "429"]);
     expect(statuses("/v1/chatbots/{chatbot_id}/sessions/{session_id}/messages", "get")).toEqual(["200", "401", "404", "422", "429", "500"]);
+    expect(statuses("/v1/widget/{chatbot_id}", "get")).toEqual(["200", "403", "404", "500"]);
+    expect(statuses("/v1/widget/{chatbot_id}/sessions", "post")).toEqual(["201", "400", "403", "404", "413", "415", "422", "429", "500"]);
+    expect(statuses("/v1/widget/{chatbot_id}/messages", "post")).toEqual(["200", "202", "400", "401", "403", "404", "413", "415", "422", "429", "500"]);
+    expect(statuses("/v1/widget/{chatbot_id}/events", "get")).toEqual(["200", "401", "403", "404", "429"]);
     expect(document.components.securitySchemes!.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
   });
 });

@@ -32,3 +32,15 @@ describe("the memory rate limiter with a high limit", () => {
     expect(await limiter.hit("busy", 1_000, 1_000)).toMatchObject({ allowed: true, remaining: 999 });
   });
 });
+
+describe("the memory rate limiter with keys of different windows", () => {
+  it("keeps an hour's hits while a minute's keys are swept (the widget's sessions beside the per-key limit)", async () => {
+    let nowMs = Date.parse("2026-01-15T12:00:00Z");
+    const limiter = createMemoryRateLimiter({ clock: { now: () => nowMs * 1_000 } });
+    for (let hit = 0; hit < 3; hit += 1) expect((await limiter.hit("sessions", 3, 3_600_000)).allowed).toBe(true);
+    nowMs += 120_000;
+    // Enough one-minute hits to trigger the idle sweep, which must not forget the hour's hits.
+    for (let hit = 0; hit < 2_048; hit += 1) await limiter.hit(`key-${hit}`, 10, 60_000);
+    expect(await limiter.hit("sessions", 3, 3_600_000)).toMatchObject({ allowed: false, remaining: 0 });
+  });
+});

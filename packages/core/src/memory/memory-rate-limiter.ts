@@ -6,6 +6,8 @@ import { microsToMillis } from "../support/time.js";
 interface Window {
   times: number[];
   head: number;
+  /** The key's window: keys of different windows (a minute, an hour) share the map. */
+  windowMs: number;
 }
 
 /**
@@ -27,9 +29,9 @@ export function createMemoryRateLimiter(options: { clock: Clock }): RateLimiter 
     }
   };
 
-  const sweep = (nowMs: number, windowMs: number) => {
+  const sweep = (nowMs: number) => {
     for (const [key, window] of windows) {
-      expire(window, nowMs - windowMs);
+      expire(window, nowMs - window.windowMs);
       if (window.head === window.times.length) windows.delete(key);
     }
   };
@@ -38,9 +40,10 @@ export function createMemoryRateLimiter(options: { clock: Clock }): RateLimiter 
     async hit(key, limit, windowMs): Promise<RateLimitDecision> {
       const nowMs = microsToMillis(options.clock.now());
       // Drop idle keys now and then, so memory stays bounded by the active keys.
-      if (++calls % 1024 === 0) sweep(nowMs, windowMs);
+      if (++calls % 1024 === 0) sweep(nowMs);
       let window = windows.get(key);
-      if (!window) windows.set(key, (window = { times: [], head: 0 }));
+      if (!window) windows.set(key, (window = { times: [], head: 0, windowMs }));
+      window.windowMs = windowMs;
       expire(window, nowMs - windowMs);
       const allowed = window.times.length - window.head < limit;
       if (allowed) window.times.push(nowMs);

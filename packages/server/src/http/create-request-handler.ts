@@ -2,13 +2,14 @@ import { invalidRequest, isParleyError, requireAdminScope, type Caller, type Par
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { bearerToken } from "./bearer-token.js";
 import { createConsoleAssets, defaultConsoleRoot, isConsolePath } from "./console-assets.js";
-import type { EndpointContext, EventStreamHandler, KeyAccess, Uploads } from "./endpoint.js";
+import type { EndpointContext, EventStreamHandler, KeyAccess, Uploads, Visitor, VisitorAccess, VisitorEventStreamHandler } from "./endpoint.js";
 import { ENDPOINTS } from "./endpoints/index.js";
 import { HttpError, statusForCode } from "./http-error.js";
 import { isMultipart, readJsonBody } from "./read-json-body.js";
 import { createRedactor } from "./redact.js";
 import { requestIdOf } from "./request-id.js";
-import { createRouter, paramsOf, queryOf, type Route } from "./router.js";
+import { createRouter, paramsOf, queryOf, type Match, type Route } from "./router.js";
+import { clientAddress, corsHeaders, preflightHeaders, VARY_ORIGIN } from "./widget-origin.js";
 
 /** Where the server writes its JSON log lines. */
 export type LogSink = (line: Record<string, unknown>) => void;
@@ -55,13 +56,18 @@ export function createRequestHandler(options: {
   log?: LogSink;
   secrets?: readonly string[];
   streamEvents?: EventStreamHandler;
+  /** A widget visitor session's live events (docs/design.md §14). */
+  streamVisitorEvents?: VisitorEventStreamHandler;
+  /** `PARLEY_TRUST_PROXY`: the widget's limits count the first `X-Forwarded-For` hop. */
+  trustProxy?: boolean;
   /** Where uploaded files wait and the largest taken (default: none; an upload is refused). */
   uploads?: Uploads;
   /** The console's build folder (docs/design.md §11); default: `@parley/console`'s dist. */
   consoleRoot?: string;
 }) {
   const uploads = options.uploads ?? NO_UPLOADS;
-  const { parley, streamEvents } = options;
+  const { parley, streamEvents, streamVisitorEvents } = options;
+  const trustProxy = options.trustProxy ?? false;
   const serveConsole = createConsoleAssets({ root: "consoleRoot" in options ? options.consoleRoot : defaultConsoleRoot() });
   const sink = options.log ?? consoleLog;
   const redact = createRedactor(options.secrets ?? []);
@@ -72,8 +78,15 @@ export function createRequestHandler(options: {
     const found = match(path);
     if (!found) return refusal(new HttpError(404, "Not found."), requestId);
     const route = found.methods.get(request.method ?? "GET");
-    if (!route) return outcome(405, { detail: "Method not allowed." }, { allow: found.allow });
+    if (!route) {
+      if (request.method === "OPTIONS") {
+        const visitorRoute = [...found.methods.values()].find((each) => each.endpoint.access.kind === "visitor");
+        if (visitorRoute) return preflight(visitorRoute, found, request, requestId);
+      }
+      return outcome(405, { detail: "Method not allowed." }, { allow: found.allow });
+    }
     const { access } = route.endpoint;
+    if (access.kind === "visitor") return handleVisitor(route, access, found, request, response, requestId, search);
     if (access.kind === "public") {
       const answer = await route.endpoint.handle(contextOf(route, undefined, request, response, found.values, search, undefined, NO_HEADERS));
       return answer && outcome(answer.status, answer.body, NO_HEADERS);
@@ -107,6 +120,50 @@ export function createRequestHandler(options: {
     }
   }
 
+  /**
+   * A widget route (docs/design.md §14): the chatbot with its widget on (404), the Origin rule
+   * (403; CORS headers from here on, refusals included), the visitor token (401), the client
+   * address's limit (429), the body (422), then the handler.
+   */
+  async function handleVisitor(
+    route: Route,
+    access: VisitorAccess,
+    found: Match,
+    request: IncomingMessage,
+    response: ServerResponse,
+    requestId: string,
+    search: string,
+  ): Promise<Outcome | null> {
+    let cors = VARY_ORIGIN;
+    try {
+      const params = paramsOf(route, found.values);
+      const widget = await parley.widget.find(params.chatbot_id ?? "");
+      cors = corsHeaders(request, widget.widget.allowed_origins);
+      const sessionId = access.session ? parley.widget.session(widget, bearerToken(request.headers.authorization)) : "";
+      const address = clientAddress(request, trustProxy);
+      if (access.limit) await parley.widget.admit(address, access.limit);
+      const body = route.validate ? route.validate(await readJsonBody(request)) : undefined;
+      const visitor: Visitor = { widget, sessionId, address };
+      const headers = route.endpoint.success.stream ? { "x-request-id": requestId, ...cors } : cors;
+      const context = { ...contextOf(route, undefined, request, response, found.values, search, body, headers), caller: visitor };
+      const answer = await route.endpoint.handle(context);
+      return answer && outcome(answer.status, answer.body, cors);
+    } catch (error) {
+      const refused = refusal(error, requestId);
+      return outcome(refused.status, refused.body, { ...cors, ...refused.headers });
+    }
+  }
+
+  /** A browser's preflight of a widget route: 204 with the CORS answers for an allowed origin, the route's refusals otherwise. */
+  async function preflight(route: Route, found: Match, request: IncomingMessage, requestId: string): Promise<Outcome> {
+    try {
+      const widget = await parley.widget.find(paramsOf(route, found.values).chatbot_id ?? "");
+      return outcome(204, null, preflightHeaders(corsHeaders(request, widget.widget.allowed_origins), found.allow));
+    } catch (error) {
+      return refusal(error, requestId);
+    }
+  }
+
   /** What a handler gets: one object of one shape for every route. */
   function contextOf(
     route: Route,
@@ -118,7 +175,7 @@ export function createRequestHandler(options: {
     body: unknown,
     headers: Record<string, string>,
   ): EndpointContext<string, unknown, Caller> {
-    return { parley, caller: caller!, request, response, params: paramsOf(route, values), query: queryOf(route, search), body, uploads, headers, streamEvents };
+    return { parley, caller: caller!, request, response, params: paramsOf(route, values), query: queryOf(route, search), body, uploads, headers, streamEvents, streamVisitorEvents };
   }
 
   /** The answer to an error: its status, `{detail}` and headers. Faults are logged, never shown. */

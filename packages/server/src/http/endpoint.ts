@@ -1,4 +1,4 @@
-import type { ApiKeyScope, Caller, Parley, UploadStore } from "@parley/core";
+import type { ApiKeyScope, Caller, Parley, UploadStore, VisitorLimit, WidgetChatbot } from "@parley/core";
 import type { ErrorObject } from "ajv";
 import type { FromSchema, JSONSchema } from "json-schema-to-ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -19,16 +19,37 @@ export type Method = "GET" | "POST" | "PATCH" | "DELETE";
  * - `key`: an API key whose scope is one of `scopes` (a key of another scope gets the core's
  *   403 for its scope). Giving a route to a new scope is one word in its `scopes`.
  * - `public`: no key at all (`/healthz`); no rate-limit headers.
+ * - `visitor`: the chat widget's public routes (docs/design.md §14): no key; the chatbot must
+ *   have its widget on (404), the browser's `Origin` must be the server's own or one of its
+ *   allowed origins (403, CORS answers for those), `session` routes take a visitor token (401),
+ *   and `limit` counts the client address (429).
  *
- * A route kind that authenticates otherwise — the widget's visitor token, with its Origin rule
- * and CORS answers — is one more member of this union, one branch in `admitCaller`
- * (create-request-handler.ts) and one in `accessResponses` (openapi-operation.ts).
+ * A route kind that authenticates otherwise is one more member of this union, one branch in
+ * `handle` (create-request-handler.ts) and one in `accessResponses` (openapi-operation.ts).
  */
-export type Access = KeyAccess | PublicAccess;
+export type Access = KeyAccess | PublicAccess | VisitorAccess;
 /** API keys of some scopes. */
 export type KeyAccess = { kind: "key"; scopes: readonly ApiKeyScope[] };
 /** Anyone. */
 export type PublicAccess = { kind: "public" };
+
+/** A widget visitor: a session token when `session`, and one per-address limit. */
+export type VisitorAccess = { kind: "visitor"; session: boolean; limit?: VisitorLimit };
+
+/** Access for widget visitors (docs/design.md §14). */
+export const visitor = (options: { session: boolean; limit?: VisitorLimit }): VisitorAccess => ({ kind: "visitor", ...options });
+
+/** The caller of a `visitor` route: the chatbot (widget on, origin admitted), and the session of its token. */
+export interface Visitor {
+  widget: WidgetChatbot;
+  /** The session the token names; empty on a route that takes no token. */
+  sessionId: string;
+  /** The client address the limits count. */
+  address: string;
+}
+
+/** Answers `GET /v1/widget/{chatbot_id}/events` as a stream: the session's events; resolves when it has ended. */
+export type VisitorEventStreamHandler = (context: { visitor: Visitor; ownerId: string; request: IncomingMessage; response: ServerResponse; headers: Record<string, string> }) => Promise<void>;
 
 /** Access for API keys of these scopes. */
 export const key = (...scopes: ApiKeyScope[]): KeyAccess => ({ kind: "key", scopes });
@@ -69,9 +90,9 @@ export interface BodyDeclaration<Schema extends JSONSchema | undefined = JSONSch
 }
 
 /** What the handler of an endpoint gets, once the caller is admitted and the body validated. */
-export interface EndpointContext<Path extends string = string, Body = unknown, Who = Caller | undefined> {
+export interface EndpointContext<Path extends string = string, Body = unknown, Who = Caller | Visitor | undefined> {
   parley: Parley;
-  /** The authenticated caller of a `key` endpoint; undefined on a `public` one. */
+  /** The authenticated caller of a `key` endpoint, the {@link Visitor} of a `visitor` one; undefined on a `public` one. */
   caller: Who;
   request: IncomingMessage;
   response: ServerResponse;
@@ -84,6 +105,8 @@ export interface EndpointContext<Path extends string = string, Body = unknown, W
   headers: Record<string, string>;
   /** The live events stream, when the server has a feed. */
   streamEvents: EventStreamHandler | undefined;
+  /** A visitor session's live events, when the server has a feed. */
+  streamVisitorEvents: VisitorEventStreamHandler | undefined;
 }
 
 /** A JSON answer (none for 204), or null when the handler wrote the response itself (a stream). */
@@ -133,7 +156,7 @@ export interface EndpointDeclaration<Path extends string, Schema extends JSONSch
   /** Documented answers written out, over the derived ones (openapi-operation.ts): a component name, a refusal or another success. */
   responses?: Partial<Record<number, string | RefusalDeclaration | Omit<SuccessDeclaration, "status">>>;
   /** A thin door onto one core operation. */
-  handle(context: EndpointContext<Path, BodyOf<Schema>, Who extends KeyAccess ? Caller : undefined>): Promise<Answer>;
+  handle(context: EndpointContext<Path, BodyOf<Schema>, Who extends KeyAccess ? Caller : Who extends VisitorAccess ? Visitor : undefined>): Promise<Answer>;
 }
 
 /** The handler's body type: the schema's type, or undefined for an endpoint without a body. */

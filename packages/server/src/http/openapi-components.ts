@@ -11,8 +11,12 @@ import {
   rateLimited,
   requireAdminScope,
   unauthorized,
+  IDENTITY_NOT_VERIFIED,
+  VISITOR_UNAUTHORIZED,
+  visitorLimitDetail,
   type Caller,
 } from "@parley/core";
+import { ORIGIN_REFUSAL } from "./widget-origin.js";
 import type { Example } from "./endpoint.js";
 
 // The parts of docs/openapi.json that operations share: headers, parameters, refusals, texts.
@@ -47,6 +51,11 @@ export const details = {
   tooLarge: "Request body must not exceed 1 MiB.",
   unsupportedMediaType: "Content-Type must be application/json.",
   routeNotFound: "Not found.",
+  visitorUnauthorized: VISITOR_UNAUTHORIZED,
+  identityNotVerified: IDENTITY_NOT_VERIFIED,
+  originRefused: ORIGIN_REFUSAL,
+  visitorSessionsLimited: visitorLimitDetail("sessions", DEFAULT_SETTINGS.widgetSessionsPerHour),
+  visitorMessagesLimited: visitorLimitDetail("messages", DEFAULT_SETTINGS.widgetMessagesPerMinute),
   methodNotAllowed: "Method not allowed.",
 };
 
@@ -78,11 +87,18 @@ export const headers = {
   "RateLimit-Reset": integerHeader("Seconds until the window holds none of this key's requests."),
   "Retry-After": integerHeader("Seconds to wait before retrying. For the monthly quota: seconds until the next UTC calendar month."),
   "WWW-Authenticate": { description: "Always `Bearer`.", schema: { type: "string", const: "Bearer" } },
+  "Access-Control-Allow-Origin": {
+    description: "The request's `Origin`, when it is one of the chatbot's `allowed_origins` (absent for the server's own origin and for requests without one).",
+    schema: { type: "string" },
+  },
+  Vary: { description: "Always `Origin`: the answer depends on the page that asked.", schema: { type: "string", const: "Origin" } },
 };
 
 /** Header sets: every answer carries X-Request-Id and Cache-Control; an admitted request adds the RateLimit trio. */
 export const REQUEST_ID = ["X-Request-Id", "Cache-Control"];
 export const ADMITTED = [...REQUEST_ID, "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"];
+/** A widget route's answers: no key, so no RateLimit trio; CORS headers for an allowed origin. */
+export const VISITOR_HEADERS = [...REQUEST_ID, "Access-Control-Allow-Origin", "Vary"];
 
 /** The headers of a response, as references. */
 export const headerRefs = (names: string[]) => Object.fromEntries(names.map((name) => [name, ref("headers", name)]));
@@ -125,6 +141,40 @@ export const responses = {
     [["adminKeyRateLimit", "Per-key rate limit of an admin key", details.adminKeyRateLimited]],
   ),
 };
+
+Object.assign(responses, {
+  VisitorUnauthorized: errorResponse(
+    "The `Authorization: Bearer <visitor token>` header is missing, or its token was altered, has expired (30 days) or belongs to another chatbot. Start a new session.",
+    [...VISITOR_HEADERS, "WWW-Authenticate"],
+    [["visitorToken", "Missing or invalid visitor token", details.visitorUnauthorized]],
+  ),
+  OriginForbidden: errorResponse(
+    "The browser's `Origin` is neither the server's own nor one of the chatbot's `allowed_origins`. A request without `Origin` (not a browser) passes.",
+    [...REQUEST_ID, "Vary"],
+    [["origin", "A website the owner has not allowed", details.originRefused]],
+  ),
+  WidgetNotFound: errorResponse("The chatbot does not exist, is deleted, or has its widget off (all the same answer), or the id is not a UUID. Checked before the Origin: no CORS headers.", [...REQUEST_ID, "Vary"], [
+    ["notFound", "No such public chatbot", details.notFound],
+  ]),
+  VisitorSessionsLimited: errorResponse(
+    `More than ${DEFAULT_SETTINGS.widgetSessionsPerHour} new sessions from this client address in the last hour (\`PARLEY_WIDGET_SESSIONS_PER_HOUR\`; the address is the first \`X-Forwarded-For\` hop with \`PARLEY_TRUST_PROXY=true\`).`,
+    [...VISITOR_HEADERS, "Retry-After"],
+    [["sessionsLimit", "Too many new sessions", details.visitorSessionsLimited]],
+  ),
+  VisitorMessagesLimited: errorResponse(
+    `Three refusals share this status: more than ${DEFAULT_SETTINGS.widgetMessagesPerMinute} widget messages from this client address in the last minute (\`PARLEY_WIDGET_MESSAGES_PER_MINUTE\`), the owner's monthly quota, and the per-conversation limit. Nothing is stored for a refused message.`,
+    [...VISITOR_HEADERS, "Retry-After"],
+    [
+      ["messagesLimit", "Too many messages from this address", details.visitorMessagesLimited],
+      ["quota", "The owner's monthly quota used up", details.quotaExceeded],
+      ["conversationRateLimit", "Per-conversation rate limit", details.conversationRateLimited],
+    ],
+  ),
+  VisitorInternalError: errorResponse("An internal fault, or the model provider failed (JSON answers); the cause is in the server's log.", VISITOR_HEADERS, [
+    ["providerFailed", "Provider failure", details.providerFailed],
+    ["internal", "Internal fault", details.internal],
+  ]),
+});
 
 /** The refusals of reading a JSON body, for every endpoint that takes one. */
 export const BODY_RESPONSES = {

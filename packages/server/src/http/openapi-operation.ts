@@ -1,7 +1,12 @@
 import type { Endpoint, Example, RefusalDeclaration, SuccessDeclaration } from "./endpoint.js";
-import { ADMITTED, BODY_RESPONSES, errorResponse, headerRefs, jsonResponse, ref, REQUEST_ID } from "./openapi-components.js";
+import { ADMITTED, BODY_RESPONSES, errorResponse, headerRefs, jsonResponse, ref, REQUEST_ID, VISITOR_HEADERS } from "./openapi-components.js";
 import { PATH_PARAMETERS } from "./openapi-parameters.js";
 import { compileBody } from "./validators.js";
+
+/** A visitor route's body refusals carry the CORS headers, not the RateLimit ones. */
+const VISITOR_BODY_RESPONSES = Object.fromEntries(
+  Object.entries(BODY_RESPONSES).map(([status, response]) => [status, { ...response, headers: headerRefs(VISITOR_HEADERS) }]),
+);
 
 // An endpoint's OpenAPI operation, derived from its declaration: the refusals every route of its
 // access kind shares, those of reading its body, its own, and its success.
@@ -9,15 +14,16 @@ import { compileBody } from "./validators.js";
 /** The OpenAPI operation of a declared endpoint. */
 export function operationOf(endpoint: Endpoint) {
   const resolve = exampleResolver(endpoint);
-  const headers = endpoint.access.kind === "public" ? REQUEST_ID : ADMITTED;
+  const headers = endpoint.access.kind === "public" ? REQUEST_ID : endpoint.access.kind === "visitor" ? VISITOR_HEADERS : ADMITTED;
   const responses: Record<string, unknown> = { [endpoint.success.status]: successResponse(endpoint.success, headers), ...accessResponses(endpoint) };
-  if (endpoint.body) Object.assign(responses, BODY_RESPONSES);
+  if (endpoint.body) Object.assign(responses, endpoint.access.kind === "visitor" ? VISITOR_BODY_RESPONSES : BODY_RESPONSES);
   if (endpoint.notFound) responses["404"] = refusal({ description: "A missing, deleted or another user's resource, or a malformed id.", refusals: endpoint.notFound }, resolve);
   const invalid = [...(endpoint.invalid ?? []), ...(endpoint.body ? [["notAnObject", "Body is not a JSON object", { refused: [] }] as Example] : [])];
-  if (invalid.length > 0) responses["422"] = refusal({ description: "Invalid input: `detail` names the field and the problem.", refusals: invalid }, resolve);
+  const refusalHeaders = endpoint.access.kind === "visitor" ? VISITOR_HEADERS : ADMITTED;
+  if (invalid.length > 0) responses["422"] = refusal({ description: "Invalid input: `detail` names the field and the problem.", refusals: invalid }, resolve, undefined, refusalHeaders);
   for (const [status, declared] of Object.entries(endpoint.responses ?? {})) {
     if (typeof declared === "string") responses[status] = ref("responses", declared);
-    else if ("refusals" in declared!) responses[status] = refusal(declared, resolve, Number(status));
+    else if ("refusals" in declared!) responses[status] = refusal(declared, resolve, Number(status), endpoint.access.kind === "visitor" ? VISITOR_HEADERS : ADMITTED);
     else responses[status] = successResponse({ ...declared!, status: Number(status) as SuccessDeclaration["status"] }, headers);
   }
   return {
@@ -25,7 +31,8 @@ export function operationOf(endpoint: Endpoint) {
     summary: endpoint.summary,
     description: endpoint.description,
     tags: [endpoint.tag.name],
-    ...(endpoint.access.kind === "public" ? { security: [] } : {}),
+    ...(endpoint.access.kind === "public" || (endpoint.access.kind === "visitor" && !endpoint.access.session) ? { security: [] } : {}),
+    ...(endpoint.access.kind === "visitor" && endpoint.access.session ? { security: [{ visitorToken: [] }] } : {}),
     parameters: [...pathParameters(endpoint.path), ...(endpoint.parameters ?? []), "RequestId"].map((name) => ref("parameters", name)),
     ...(endpoint.body ? { requestBody: requestBodyOf(endpoint.body) } : {}),
     responses,
@@ -35,6 +42,16 @@ export function operationOf(endpoint: Endpoint) {
 /** The refusals of the endpoint's access kind: who may call it decides 401, 403, 429 and 500. */
 function accessResponses(endpoint: Endpoint): Record<string, unknown> {
   if (endpoint.access.kind === "public") return {};
+  if (endpoint.access.kind === "visitor") {
+    const { session, limit } = endpoint.access;
+    return {
+      ...(session ? { "401": ref("responses", "VisitorUnauthorized") } : {}),
+      "403": ref("responses", "OriginForbidden"),
+      "404": ref("responses", "WidgetNotFound"),
+      ...(limit === "sessions" ? { "429": ref("responses", "VisitorSessionsLimited") } : limit === "messages" ? { "429": ref("responses", "VisitorMessagesLimited") } : {}),
+      ...(endpoint.success.stream && !endpoint.success.schema ? {} : { "500": ref("responses", "VisitorInternalError") }),
+    };
+  }
   const anyKey = endpoint.access.scopes.includes("chat");
   return {
     "401": ref("responses", "Unauthorized"),
@@ -46,6 +63,11 @@ function accessResponses(endpoint: Endpoint): Record<string, unknown> {
 }
 
 function successResponse(success: SuccessDeclaration, headers: string[]) {
+  if (success.stream && success.schema) {
+    // Either answer, by the request's Accept header.
+    const json = jsonResponse(success.description, success.schema, headers, success.examples);
+    return { ...json, content: { ...json.content, "text/event-stream": { schema: { type: "string", description: success.stream.description }, examples: success.stream.examples } } };
+  }
   if (success.stream) {
     return {
       description: success.description,
@@ -57,8 +79,8 @@ function successResponse(success: SuccessDeclaration, headers: string[]) {
   return jsonResponse(success.description, success.schema, headers, success.examples);
 }
 
-function refusal(declared: RefusalDeclaration, resolve: (example: Example) => [string, string, string], status?: number) {
-  const headers = status === 429 ? [...ADMITTED, "Retry-After"] : ADMITTED;
+function refusal(declared: RefusalDeclaration, resolve: (example: Example) => [string, string, string], status?: number, base: string[] = ADMITTED) {
+  const headers = status === 429 ? [...base, "Retry-After"] : base;
   return errorResponse(declared.description, headers, declared.refusals.map(resolve));
 }
 

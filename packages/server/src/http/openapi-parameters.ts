@@ -35,6 +35,7 @@ export const parameters = {
   KeyId: pathId("key_id", "API key"),
   WebhookId: pathId("webhook_id", "webhook subscription"),
   DeliveryId: pathId("delivery_id", "delivery"),
+  MessageId: pathId("message_id", "message"),
   SessionId: { name: "session_id", in: "path", required: true, description: "The `session_id` the integration sends to chat (percent-encoded).", schema: { type: "string", minLength: 1, maxLength: 255 } },
   Limit: query("limit", `Items per page, 1–${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`, { type: "integer", minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }),
   Cursor: query(
@@ -69,4 +70,5 @@ export const PATH_PARAMETERS: Record<string, ParameterName> = {
   webhook_id: "WebhookId",
   delivery_id: "DeliveryId",
   session_id: "SessionId",
+  message_id: "MessageId",
 };

@@ -8,7 +8,7 @@ import { VIEWS } from "./views.js";
 
 const DESCRIPTION = `The HTTP API of a Parley server: send a message to a chatbot and get one JSON reply, list the caller's chatbots, read one, read a session's messages; and the operator API under \`/v1/admin\` (chatbots, knowledge, conversations and takeover, keys, webhooks, usage, live events) for keys with the \`admin\` scope.
 
-Every route but \`/healthz\` takes \`Authorization: Bearer <API key>\`. Every response is JSON (\`content-type: application/json; charset=utf-8\`) and every error body is \`{"detail": string}\`, with no machine-readable code: the status and the exact detail text are the contract.
+Every route but \`/healthz\` and the widget's public routes (\`/v1/widget/...\`, which take a visitor token instead) takes \`Authorization: Bearer <API key>\`. Every response is JSON (\`content-type: application/json; charset=utf-8\`) and every error body is \`{"detail": string}\`, with no machine-readable code: the status and the exact detail text are the contract.
 
 Checks run in this order: 401 (key) → 429 (per-key rate limit) → 400/413/415/422 (body) → 404 (chatbot) → 403 (paused) → 429 (monthly quota) → 429 (conversation rate limit) → the pipeline.
 
@@ -48,6 +48,11 @@ export function buildOpenApiDocument() {
           type: "http",
           scheme: "bearer",
           description: "An API key (`prl_` followed by 43 base64url characters) from `parley key create`. Keys are shown once, stored as hashes, revoked at once.",
+        },
+        visitorToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "A widget visitor token from `POST /v1/widget/{chatbot_id}/sessions`: opaque, bound to one chatbot and one session, valid 30 days.",
         },
       },
       schemas: { ...requestBodiesOf(ENDPOINTS), ...VIEWS },

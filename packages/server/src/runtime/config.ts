@@ -11,6 +11,12 @@ export interface ServerConfig {
   /** `PARLEY_ADMIN_KEY_RATE_LIMIT`: requests per admin-scoped key in any 60 s (docs/design.md §9). */
   adminKeyRequestsPerMinute: number;
   conversationMessagesPerMinute: number;
+  /** `PARLEY_WIDGET_SESSIONS_PER_HOUR`: new widget sessions one client address may start in any hour (default 10; docs/design.md §14). */
+  widgetSessionsPerHour: number;
+  /** `PARLEY_WIDGET_MESSAGES_PER_MINUTE`: widget messages one client address may send in any 60 s (default 30). */
+  widgetMessagesPerMinute: number;
+  /** `PARLEY_TRUST_PROXY=true`: the client address is the first `X-Forwarded-For` hop (behind a reverse proxy). */
+  trustProxy: boolean;
   /** `PARLEY_ALLOW_PRIVATE_URLS=true`: URLs may reach loopback, private and link-local addresses (docs/design.md §12). */
   allowPrivateUrls: boolean;
   /** `PARLEY_MAX_UPLOAD_BYTES`: the largest uploaded file (default 25 MiB). */
@@ -151,6 +157,9 @@ export function loadConfig(env: Environment = process.env, overrides: Partial<Pi
       keyRequestsPerMinute: wholeNumber(env, "PARLEY_KEY_RATE_LIMIT", 60, 1, 1_000_000),
       adminKeyRequestsPerMinute: wholeNumber(env, "PARLEY_ADMIN_KEY_RATE_LIMIT", 600, 1, 1_000_000),
       conversationMessagesPerMinute: wholeNumber(env, "PARLEY_CONVERSATION_RATE_LIMIT", 20, 1, 1_000_000),
+      widgetSessionsPerHour: wholeNumber(env, "PARLEY_WIDGET_SESSIONS_PER_HOUR", 10, 1, 1_000_000),
+      widgetMessagesPerMinute: wholeNumber(env, "PARLEY_WIDGET_MESSAGES_PER_MINUTE", 30, 1, 1_000_000),
+      trustProxy: flag(env, "PARLEY_TRUST_PROXY"),
       allowPrivateUrls: flag(env, "PARLEY_ALLOW_PRIVATE_URLS"),
       maxUploadBytes: wholeNumber(env, "PARLEY_MAX_UPLOAD_BYTES", 25 * 1024 * 1024, 1, 2 ** 40),
       maxUploadRequestBytes: wholeNumber(env, "PARLEY_MAX_UPLOAD_REQUEST_BYTES", 100 * 1024 * 1024, 1, 2 ** 40),

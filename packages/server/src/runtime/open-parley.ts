@@ -1,5 +1,6 @@
 import {
   createDerivedWebhookSecrets,
+  createVisitorTokens,
   createDerivedWidgetSecrets,
   createLocalEmbedder,
   createParley,
@@ -41,6 +42,8 @@ export interface ParleyRuntime {
   uploads: Uploads;
   /** Event streams one API key may hold open in this process (`PARLEY_MAX_STREAMS_PER_KEY`). */
   maxStreamsPerKey: number;
+  /** `PARLEY_TRUST_PROXY`: the widget's limits count the first `X-Forwarded-For` hop, not the socket's address. */
+  trustProxy: boolean;
   /** Reads the search index ahead while idle (SQLite's in-process postings; nothing to do on PostgreSQL). */
   warmUp(options?: { signal?: AbortSignal }): Promise<{ chatbots: number; words: number }>;
   /** How many users the database holds (the quickstart seeds only an empty one). */
@@ -98,6 +101,8 @@ export function wireParley(
     embedder,
     chatModels: createChatModels({ env: config.env }),
     webhookSecrets,
+    // Visitor tokens are signed with a key derived from the same master key (docs/design.md §14).
+    visitorTokens: createVisitorTokens(masterKey),
     widgetSecrets,
     knowledgeSources,
     // Webhooks made through the API go only to public addresses, unless the operator allows private ones.
@@ -106,13 +111,15 @@ export function wireParley(
       keyRequestsPerMinute: config.keyRequestsPerMinute,
       adminKeyRequestsPerMinute: config.adminKeyRequestsPerMinute,
       conversationMessagesPerMinute: config.conversationMessagesPerMinute,
+      widgetSessionsPerHour: config.widgetSessionsPerHour,
+      widgetMessagesPerMinute: config.widgetMessagesPerMinute,
     },
   });
   const secrets = [config.providers.openai.apiKey, config.providers.anthropic.apiKey, config.secretKey].filter((secret): secret is string => secret !== undefined);
   // The API's webhooks connect only to the public address their own lookup found (no DNS rebinding).
   const dispatcher = parley.createWebhookDispatcher({ log, ...(config.allowPrivateUrls ? {} : { fetchPublic: createPinnedFetch() }) });
   const ingestions = parley.createIngestionRunner({ log, perUser: config.ingestionsPerUser });
-  return { parley, embedder, webhookSecrets, dispatcher, ingestions, uploads, secrets, maxStreamsPerKey: config.maxStreamsPerKey };
+  return { parley, embedder, webhookSecrets, dispatcher, ingestions, uploads, secrets, maxStreamsPerKey: config.maxStreamsPerKey, trustProxy: config.trustProxy };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createLimitedServer, DEFAULT_HTTP_LIMITS, type HttpLimits } from "../http/connection-limits.js";
 import { consoleLog, createRequestHandler, type LogSink } from "../http/create-request-handler.js";
 import { createEventStreams } from "../http/event-stream.js";
+import { createVisitorEventStreams } from "../http/visitor-event-stream.js";
 import type { ParleyRuntime } from "./open-parley.js";
 
 /** A running server. */
@@ -43,12 +44,15 @@ export async function startServer(options: {
   });
   // A key revoked through this process ends its streams at once; other processes' revocations
   // are found by the streams' once-a-second key check.
+  const visitorStreams = createVisitorEventStreams({ feed, heartbeatMs: options.heartbeatMs });
   const stopRevocations = options.runtime.parley.onKeyRevoked(streams.endKey);
   const handler = createRequestHandler({
     parley: options.runtime.parley,
     log,
     secrets: options.runtime.secrets,
     streamEvents: streams.handler,
+    streamVisitorEvents: visitorStreams.handler,
+    trustProxy: options.runtime.trustProxy,
     uploads: options.runtime.uploads,
     // Given only when set: the handler reads an explicit undefined as "no console".
     ...(options.consoleRoot === undefined ? {} : { consoleRoot: options.consoleRoot }),
@@ -87,6 +91,7 @@ export async function startServer(options: {
       warming.abort();
       stopRevocations();
       streams.closeAll();
+      visitorStreams.closeAll();
       feed.close();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const deadline = setTimeout(() => {

@@ -1,12 +1,16 @@
 // The requests the fuzz sends: fast-check arbitraries over every route of the server's own table
 // (ROUTE_TEMPLATES), with hostile paths, methods, headers and bodies, serialised to raw bytes.
 import fc from "fast-check";
-import { ROUTE_TEMPLATES } from "../../src/http/endpoints/index.js";
+import { ROUTE_TEMPLATES, WIDGET_ROUTE_TEMPLATES } from "../../src/http/endpoints/index.js";
 
 /** The ids and keys of the seeded world the requests point at. */
 export interface FuzzWorld {
   /** `valid` is a chat key, `admin` an admin-scoped key of the same user. */
   keys: { valid: string; admin: string; revoked: string; otherUser: string };
+  /** Visitor tokens of the active chatbot's widget, of a paused one's, and of another chatbot's. */
+  visitors: { active: string; paused: string; foreign: string };
+  /** A message of the active chatbot's visitor session (a model reply it may rate). */
+  visitorReply: string;
   bots: { active: string; paused: string; deleted: string; foreign: string };
   /** A session a human agent has taken over (chat → 202). */
   takeoverSession: string;
@@ -27,6 +31,8 @@ export interface FuzzRequest {
 /** Every method and template to cover: the route table's, plus the health check outside it. */
 export const FUZZED_ROUTES = [
   ...ROUTE_TEMPLATES,
+  // The widget's public routes: no key, a visitor token (docs/design.md §14).
+  ...WIDGET_ROUTE_TEMPLATES,
   { method: "GET", path: "/healthz" },
   // The console's static routes: the page, with and without its slash, and its assets' folder.
   { method: "GET", path: "/console" },
@@ -80,6 +86,7 @@ function idArbitrary(world: FuzzWorld) {
     { weight: 16, arbitrary: fc.constant(world.bots.active) },
     { weight: 4, arbitrary: fc.constantFrom(world.bots.paused, world.bots.deleted, world.bots.foreign, world.bots.active.toUpperCase()) },
     { weight: 2, arbitrary: fc.uuid().map(String) },
+    { weight: 1, arbitrary: fc.constant(world.visitorReply) },
     { weight: 3, arbitrary: textArbitrary.map((text) => encodeURIComponent(text.replace(/[\ud800-\udfff]/g, "")).slice(0, 4_000)) },
     { weight: 2, arbitrary: fc.constantFrom("%00", "%ZZ", "%2F", "%2e%2e", "..", ".", "%F0%9F", "%C0%AF", "a".repeat(9_000), "prl_" + "A".repeat(43)) },
   );
@@ -122,12 +129,16 @@ const queryArbitrary = fc.option(
 
 function authArbitrary(world: FuzzWorld): fc.Arbitrary<Array<[string, string]>> {
   const { valid, admin, revoked, otherUser } = world.keys;
+  const visitors = world.visitors;
   const one = (value: string): Array<[string, string]> => [["Authorization", value]];
   return fc.oneof(
     { weight: 8, arbitrary: fc.constant(one(`Bearer ${valid}`)) },
     // The operator API's routes are most of the table: an admin key reaches their handlers.
     { weight: 8, arbitrary: fc.constant(one(`Bearer ${admin}`)) },
     { weight: 1, arbitrary: fc.constant([] as Array<[string, string]>) },
+    // A widget visitor's token: of the active chatbot, a paused one's, another's; altered.
+    { weight: 4, arbitrary: fc.constant(one(`Bearer ${visitors.active}`)) },
+    { weight: 2, arbitrary: fc.constantFrom(one(`Bearer ${visitors.paused}`), one(`Bearer ${visitors.foreign}`), one(`Bearer ${visitors.active.slice(0, -1)}`), one(`Bearer v1.${"A".repeat(900)}.x`)) },
     {
       weight: 4,
       arbitrary: fc.constantFrom(
@@ -179,6 +190,11 @@ function bodyArbitrary(world: FuzzWorld): fc.Arbitrary<Buffer | null> {
     { weight: 1, arbitrary: fc.constantFrom("s".repeat(255), "s".repeat(256), 42, null, "") },
   );
   const chat = fc.record({ message: textArbitrary, session_id: session }, { requiredKeys: ["message"] }).map((body) => Buffer.from(jsonText(body)));
+  // The widget's bodies: a session's identity, a rating.
+  const widget = fc.oneof(
+    fc.record({ user_id: fc.oneof(textArbitrary, fc.jsonValue({ maxDepth: 1 })), user_hash: fc.oneof(textArbitrary, fc.constant("0".repeat(64))) }, { requiredKeys: [] }),
+    fc.record({ rating: fc.oneof(fc.constantFrom("up", "down"), textArbitrary), comment: fc.oneof(textArbitrary, fc.jsonValue({ maxDepth: 1 })) }, { requiredKeys: [] }),
+  ).map((body) => Buffer.from(jsonText(body)));
   const wrongTypes = fc.record({ message: fc.jsonValue({ maxDepth: 3 }), session_id: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] }).map((body) => Buffer.from(jsonText(body)));
   const nested = fc.integer({ min: 1_000, max: 200_000 }).map((depth) => Buffer.from(`{"message":${"[".repeat(depth)}${"]".repeat(depth)}}`));
   const raw = fc.constantFrom(
@@ -197,11 +213,14 @@ function bodyArbitrary(world: FuzzWorld): fc.Arbitrary<Buffer | null> {
   return fc.oneof(
     { weight: 3, arbitrary: fc.constant(null) },
     { weight: 10, arbitrary: chat },
+    { weight: 3, arbitrary: widget },
     { weight: 3, arbitrary: wrongTypes },
     { weight: 1, arbitrary: nested },
     { weight: 3, arbitrary: raw.map((text) => Buffer.from(text)) },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)) },
-    { weight: 1, arbitrary: fc.constantFrom(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), Buffer.from([0xc0, 0xaf]), Buffer.from(`{"message":"${"x".repeat(1024 * 1024)}"}`)) },
+    { weight: 1, arbitrary: fc.constantFrom(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), Buffer.from([0xc0, 0xaf])) },
+    // Past the 1 MiB limit (413), on its own so the widget's bodies beside the chat's do not make it rare.
+    { weight: 1, arbitrary: fc.constant(Buffer.from(`{"message":"${"x".repeat(1024 * 1024)}"}`)) },
   );
 }
 

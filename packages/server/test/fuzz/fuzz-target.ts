@@ -36,6 +36,8 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
     PARLEY_KEY_RATE_LIMIT: "1000000",
     PARLEY_ADMIN_KEY_RATE_LIMIT: "1000000",
     PARLEY_CONVERSATION_RATE_LIMIT: "1000000",
+    PARLEY_WIDGET_SESSIONS_PER_HOUR: "1000000",
+    PARLEY_WIDGET_MESSAGES_PER_MINUTE: "1000000",
     PARLEY_HEADERS_TIMEOUT_MS: "1000",
     PARLEY_REQUEST_TIMEOUT_MS: "1000",
   });
@@ -47,7 +49,7 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
     port: Number(new URL(running.url).port),
     world,
     runtime,
-    secrets: [PROVIDER_KEY, world.keys.valid, world.keys.admin, world.keys.revoked, world.keys.otherUser],
+    secrets: [PROVIDER_KEY, world.keys.valid, world.keys.admin, world.keys.revoked, world.keys.otherUser, world.visitors.active],
     logs,
     close: async () => {
       await running.stop(1_000);
@@ -80,7 +82,19 @@ async function seed(runtime: SqliteRuntime): Promise<FuzzWorld> {
   ]);
   const takeoverSession = "fuzz-agent-desk";
   await admin.startTakeover(active.id, takeoverSession);
-  return { keys: { valid, admin: adminKey, revoked: revokedKey.key, otherUser }, bots: { active: active.id, paused: paused.id, deleted: deleted.id, foreign: foreign.id }, takeoverSession };
+  // The widget is on for the active, paused and foreign chatbots; a visitor of each has a session.
+  for (const id of [active.id, paused.id, foreign.id]) await admin.changeChatbot(id, { widget: { enabled: true, allowed_origins: ["https://shop.fuzz.test"] } });
+  const session = async (id: string) => runtime.parley.widget.startSession(await runtime.parley.widget.find(id), {});
+  const visitor = await session(active.id);
+  const exchange = await runtime.parley.widget.send(await runtime.parley.widget.find(active.id), visitor.session_id, "Where is my refund?");
+  const visitors = { active: visitor.token, paused: (await session(paused.id)).token, foreign: (await session(foreign.id)).token };
+  return {
+    keys: { valid, admin: adminKey, revoked: revokedKey.key, otherUser },
+    visitors,
+    visitorReply: exchange.reply!.id,
+    bots: { active: active.id, paused: paused.id, deleted: deleted.id, foreign: foreign.id },
+    takeoverSession,
+  };
 }
 
 /** What must never be in an answer: a stack frame, a file path, SQL or SQLite's words. */

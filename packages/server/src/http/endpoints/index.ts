@@ -7,6 +7,7 @@ import { getHealth } from "./health.js";
 import { createKey, listKeys, revokeKey } from "./keys.js";
 import { getChatbot, listChatbots, listSessionMessages, sendChatMessage } from "./spec.js";
 import { getUsage } from "./usage.js";
+import { getWidget, listVisitorMessages, rateVisitorReply, sendVisitorMessage, startVisitorSession, streamVisitorEvents } from "./widget.js";
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, retryDelivery } from "./webhooks.js";
 
 /**
@@ -46,6 +47,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
   listDeliveries,
   retryDelivery,
   getUsage,
+  getWidget,
+  startVisitorSession,
+  sendVisitorMessage,
+  listVisitorMessages,
+  streamVisitorEvents,
+  rateVisitorReply,
 ];
 
 /**
@@ -55,4 +62,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
  */
 export const ROUTE_TEMPLATES: ReadonlyArray<{ method: string; path: string }> = ENDPOINTS.filter(
   (endpoint) => endpoint.access.kind === "key" && !endpoint.success.stream,
+).map(({ method, path }) => ({ method, path: path.replace(/\{\w+\}/g, "([^/]+)") }));
+
+/**
+ * The widget's public routes answering JSON, as patterns (the fuzz covers them with visitor
+ * tokens): the session's live events, which never end, are left out.
+ */
+export const WIDGET_ROUTE_TEMPLATES: ReadonlyArray<{ method: string; path: string }> = ENDPOINTS.filter(
+  (endpoint) => endpoint.access.kind === "visitor" && !(endpoint.success.stream && !endpoint.success.schema),
 ).map(({ method, path }) => ({ method, path: path.replace(/\{\w+\}/g, "([^/]+)") }));

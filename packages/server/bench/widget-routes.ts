@@ -1,0 +1,187 @@
+// `npm run bench:widget-routes`: what the widget's public routes add to a chat
+// (docs/design.md §14). The real server (`parley serve` from source, real SQLite in a temp dir)
+// in its own process; a fake OpenAI in this process that streams its answer and notes when
+// each request reached it and when it wrote its first token.
+//
+// 1. Server overhead to the first delta: `POST /v1/widget/{id}/messages` with
+//    `Accept: text/event-stream`, one at a time; for each, (client: request sent → first
+//    `event: delta` read) minus (fake: request read → first token written), the median and p90.
+// 2. Throughput: JSON widget messages vs the spec's `POST /v1/chatbots/{id}/chat`, the same
+//    fake, the same chatbot, autocannon with the same connections, one after the other.
+// Options: --samples N (200), --duration S (10), --connections N (10).
+import autocannon, { type Request } from "autocannon";
+import { mkdtempSync, rmSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { startFakeOpenAI, streamWith } from "@parley/providers/testing";
+import { loadConfig } from "../src/runtime/config.js";
+import { openParley } from "../src/runtime/open-parley.js";
+import { cpuSeconds, startChild, type Child } from "./processes.js";
+import { machineLine } from "./report.js";
+
+const { values: flags } = parseArgs({
+  options: {
+    samples: { type: "string", default: "200" },
+    duration: { type: "string", default: "10" },
+    connections: { type: "string", default: "10" },
+  },
+});
+const SAMPLES = Number(flags.samples);
+const DURATION = Number(flags.duration);
+const CONNECTIONS = Number(flags.connections);
+const TARGET_OVERHEAD_MS = 5;
+
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+const BENCH = fileURLToPath(new URL(".", import.meta.url));
+const TSX = ["--conditions=source", "--import", "tsx"];
+const say = (line = "") => process.stdout.write(`${line}\n`);
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))]!;
+};
+
+/** One streamed widget message: ms from sending it to reading its first delta. */
+function firstDelta(url: string, path: string, token: string, message: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ message });
+    const started = performance.now();
+    const outgoing = httpRequest(
+      `${url}${path}`,
+      { method: "POST", agent: false, headers: { authorization: `Bearer ${token}`, accept: "text/event-stream", "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      (response) => {
+        if (response.statusCode !== 200) reject(new Error(`status ${String(response.statusCode)}`));
+        response.setEncoding("utf8");
+        let text = "";
+        let seen = false;
+        response.on("data", (chunk: string) => {
+          text += chunk;
+          if (!seen && text.includes("event: delta\n")) {
+            seen = true;
+            resolve(performance.now() - started);
+          }
+        });
+        response.on("end", () => (seen ? undefined : reject(new Error(`no delta: ${text.slice(0, 300)}`))));
+      },
+    );
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
+}
+
+async function main() {
+  const folder = mkdtempSync(join(tmpdir(), "parley-bench-widget-"));
+  const children: Child[] = [];
+  // The fake's own time to first token, per request: read → first token written.
+  let arrivedAt = 0;
+  let ownTtft = 0;
+  const fake = await startFakeOpenAI();
+  fake.chat.respondWith(() => {
+    arrivedAt = performance.now();
+    const first = Promise.resolve().then(() => void (ownTtft = performance.now() - arrivedAt));
+    return streamWith([first, "The kettle", " comes with", " a 2-year", " warranty."]);
+  });
+  try {
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? "",
+      PARLEY_DB: join(folder, "parley.db"),
+      OPENAI_API_KEY: "sk-bench",
+      OPENAI_BASE_URL: fake.url,
+      PARLEY_SECRET_KEY: "bench-widget-master-key-0123456789abcdef",
+      PARLEY_KEY_RATE_LIMIT: "1000000",
+      PARLEY_CONVERSATION_RATE_LIMIT: "1000000",
+      PARLEY_WIDGET_SESSIONS_PER_HOUR: "1000000",
+      PARLEY_WIDGET_MESSAGES_PER_MINUTE: "1000000",
+    };
+    const runtime = openParley(loadConfig(env), { log: () => undefined });
+    const { admin } = runtime.parley;
+    await admin.setPlan("bench", 1_000_000_000);
+    const user = await admin.createUser({ email: "bench@example.com", plan: "bench" });
+    const chatKey = (await admin.createApiKey({ userId: user.id })).key;
+    const chatbot = await admin.createChatbot({ userId: user.id, name: "Widget bench", provider: "openai", model: "gpt-bench" });
+    await admin.changeChatbot(chatbot.id, { widget: { enabled: true } });
+    await admin.ingestDocument(chatbot.id, { source: "warranty.md", title: "Warranty", text: "Every kettle has a 2-year limited warranty. Descale it monthly with citric acid." });
+    // Tokens signed with the same master key work against the server process.
+    const widget = await runtime.parley.widget.find(chatbot.id);
+    const tokens = Array.from({ length: CONNECTIONS + 1 }, () => runtime.parley.widget.startSession(widget, {}).token);
+    runtime.close();
+
+    const server = await startChild({
+      nodeArgs: TSX,
+      script: join(BENCH, "serve-from-source.ts"),
+      args: ["serve", "--port", "0", "--host", "127.0.0.1"],
+      env,
+      cwd: ROOT,
+      ready: /listening on (http:\/\/[\d.:]+)/,
+      stdout: "ignore",
+    });
+    children.push(server.child);
+    const url = server.match;
+    const pid = server.child.process.pid;
+    say(machineLine());
+    say(`Load average (1 min) at the start: ${loadavg()[0]!.toFixed(1)}.`);
+    say(`Server: parley serve from source (tsx), pid ${String(pid)}; fake OpenAI streaming in the benchmark's process.`);
+
+    // 1. Overhead to the first delta, one request at a time (20 warm-up requests first).
+    const path = `/v1/widget/${chatbot.id}/messages`;
+    const overheads: number[] = [];
+    const totals: number[] = [];
+    for (let index = 0; index < SAMPLES + 20; index += 1) {
+      const total = await firstDelta(url, path, tokens[0]!, `How long is the warranty? (${index})`);
+      if (index < 20) continue;
+      totals.push(total);
+      overheads.push(total - ownTtft);
+    }
+    say();
+    say(`1. Request → first SSE delta, ${SAMPLES} sequential streamed widget messages (one conversation, history growing to 10 turns):`);
+    say(`   client-side time to first delta: median ${percentile(totals, 0.5).toFixed(2)} ms, p90 ${percentile(totals, 0.9).toFixed(2)} ms`);
+    const median = percentile(overheads, 0.5);
+    say(`   server overhead (minus the fake's own time to first token): median ${median.toFixed(2)} ms, p90 ${percentile(overheads, 0.9).toFixed(2)} ms — target < ${TARGET_OVERHEAD_MS} ms: ${median < TARGET_OVERHEAD_MS ? "met" : "NOT met"}`);
+
+    // 2. Throughput, JSON answers: the widget route, then the spec's chat route.
+    const run = async (label: string, requests: (connection: number) => Request[]) => {
+      const cpuBefore = cpuSeconds(pid);
+      let connections = 0;
+      const result = await autocannon({
+        url,
+        connections: CONNECTIONS,
+        duration: DURATION,
+        setupClient: (client) => client.setRequests(requests(connections++)),
+      });
+      const cpu = cpuBefore === undefined ? undefined : cpuSeconds(pid)! - cpuBefore;
+      const ok = result["2xx"];
+      say(
+        `   ${label}: ${(ok / DURATION).toFixed(0)} replies/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, server CPU ${cpu === undefined ? "n/a" : `${((cpu / ok) * 1000).toFixed(2)} ms a reply`}`,
+      );
+      return ok / DURATION;
+    };
+    say();
+    say(`2. Throughput, JSON answers, ${CONNECTIONS} connections × ${DURATION} s each, the same chatbot and fake:`);
+    const widgetRate = await run("POST /v1/widget/{id}/messages", (connection) =>
+      Array.from({ length: 25 }, (_, index) => ({
+        method: "POST",
+        path,
+        headers: { authorization: `Bearer ${tokens[(connection % CONNECTIONS) + 1]!}`, "content-type": "application/json" },
+        body: JSON.stringify({ message: `Question ${index}: how do I descale it?` }),
+      })),
+    );
+    const chatRate = await run("POST /v1/chatbots/{id}/chat   ", (connection) =>
+      Array.from({ length: 25 }, (_, index) => ({
+        method: "POST",
+        path: `/v1/chatbots/${chatbot.id}/chat`,
+        headers: { authorization: `Bearer ${chatKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ message: `Question ${index}: how do I descale it?`, session_id: `bench-${connection}` }),
+      })),
+    );
+    say(`   widget / chat route: ${((widgetRate / chatRate) * 100).toFixed(0)} %`);
+  } finally {
+    for (const child of children) await child.stop();
+    await fake.close();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+await main();
