@@ -532,6 +532,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/widget/{chatbot_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A chatbot's public widget appearance
+         * @description What the widget shows before the first message. `available` is false while the owner has paused the chatbot (its messages are then refused with 403).
+         */
+        get: operations["getWidget"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/widget/{chatbot_id}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a visitor session
+         * @description A new session and its token (opaque, valid 30 days; send it as `Authorization: Bearer <token>`, never in a URL). Without `user_id` the session is `visitor-` and 22 random characters; with a `user_id` (1–128 characters) and its `user_hash` (the lowercase hex HMAC-SHA256 of `user_id` under the chatbot's widget secret) it is `user-<user_id>`, the same conversation on every device. Counts toward the client address's `PARLEY_WIDGET_SESSIONS_PER_HOUR` (10) before the identity is checked.
+         */
+        post: operations["startVisitorSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/widget/{chatbot_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session's messages
+         * @description The messages of the token's session, oldest first (only those after `after` when given): the visitor's, the model's (with sources) and agents' (with `agent_name`). An empty list before the first message.
+         */
+        get: operations["listVisitorMessages"];
+        put?: never;
+        /**
+         * Send the visitor's message
+         * @description A chat of the chatbot's owner with the token's session: the owner's monthly quota, the per-conversation limit, takeover, history, context, fallback and every event exactly as the chat route. With `Accept: text/event-stream` the answer is a stream: `event: message` (the stored visitor message), `event: delta` `{"text"}` as the model writes, then `event: reply` (the stored reply with its sources); or `event: handoff` `{}` while an agent has the conversation; or `event: error` `{"detail"}`. The reply is stored even if the visitor goes away mid-stream. Counts toward the client address's `PARLEY_WIDGET_MESSAGES_PER_MINUTE` (30).
+         */
+        post: operations["sendVisitorMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/widget/{chatbot_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session's live events (Server-Sent Events)
+         * @description The token's session's events as they are committed: `message.sent` (the model's and agents' replies), `conversation.takeover_started`, `conversation.takeover_ended`, each `id`, `event`, `data` (the webhook body, schema `EventBody`). Opens with `: connected`, a `: keep-alive` comment every 15 s; `Last-Event-ID` resumes. Read it with fetch (an EventSource cannot send the token). At most 5 streams per session per server process.
+         */
+        get: operations["streamVisitorEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/widget/{chatbot_id}/messages/{message_id}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rate a reply
+         * @description Rates a model reply of the token's session (any other message is 404); rating again replaces the rating. Fires `message.rated`.
+         */
+        post: operations["rateVisitorReply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -641,6 +745,21 @@ export interface components {
             chatbot_id?: string;
             /** @description Only these event types; absent or empty: every type. */
             events?: ("conversation.started" | "message.received" | "message.sent" | "conversation.takeover_started" | "conversation.takeover_ended")[];
+        };
+        VisitorSessionRequest: {
+            /** @description The host site's id of its signed-in user. */
+            user_id?: string;
+            /** @description Lowercase hex HMAC-SHA256 of `user_id` under the widget secret. */
+            user_hash?: string;
+        };
+        VisitorMessageRequest: {
+            /** @description The visitor's message; surrounding whitespace is trimmed first. */
+            message: string;
+        };
+        FeedbackRequest: {
+            /** @enum {string} */
+            rating: "up" | "down";
+            comment?: string;
         };
         ChatResponse: {
             /** @description The chatbot's reply; empty while a human agent has taken over. */
@@ -1238,6 +1357,35 @@ export interface components {
                 at: string;
             };
         };
+        /** @description A chatbot's public widget appearance. */
+        WidgetAppearance: {
+            /** @description The widget's title; the chatbot's name unless its owner set one. */
+            title: string;
+            /** @description Shown first; not stored as a message. */
+            welcome_message: string;
+            /** @description Up to 4 questions shown as buttons that send themselves. */
+            starter_questions: string[];
+            accent_color: string;
+            /** @enum {string} */
+            position: "right" | "left";
+            /** @description Only visitors with a verified identity may start a session. */
+            identity_required: boolean;
+            /** @description False while the owner has paused the chatbot. */
+            available: boolean;
+        };
+        /** @description A new visitor session. */
+        VisitorSession: {
+            /** @description `visitor-` and 22 random URL-safe characters, or `user-<user_id>` for a verified identity. */
+            session_id: string;
+            /** @description Opaque, valid 30 days: `Authorization: Bearer <token>` on every later route. */
+            token: string;
+        };
+        /** @description The visitor's stored message and the reply. */
+        VisitorExchange: {
+            message: components["schemas"]["Message"];
+            /** @description The stored reply with its sources; null while an agent has the conversation. */
+            reply: components["schemas"]["Message"] | null;
+        };
     };
     responses: {
         /** @description Missing, malformed, unknown or revoked API key. No RateLimit headers: the request is not counted. */
@@ -1324,6 +1472,85 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The `Authorization: Bearer <visitor token>` header is missing, or its token was altered, has expired (30 days) or belongs to another chatbot. Start a new session. */
+        VisitorUnauthorized: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The browser's `Origin` is neither the server's own nor one of the chatbot's `allowed_origins`. A request without `Origin` (not a browser) passes. */
+        OriginForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                Vary: components["headers"]["Vary"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The chatbot does not exist, is deleted, or has its widget off (all the same answer), or the id is not a UUID. Checked before the Origin: no CORS headers. */
+        WidgetNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                Vary: components["headers"]["Vary"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description More than 10 new sessions from this client address in the last hour (`PARLEY_WIDGET_SESSIONS_PER_HOUR`; the address is the first `X-Forwarded-For` hop with `PARLEY_TRUST_PROXY=true`). */
+        VisitorSessionsLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Three refusals share this status: more than 30 widget messages from this client address in the last minute (`PARLEY_WIDGET_MESSAGES_PER_MINUTE`), the owner's monthly quota, and the per-conversation limit. Nothing is stored for a refused message. */
+        VisitorMessagesLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description An internal fault, or the model provider failed (JSON answers); the cause is in the server's log. */
+        VisitorInternalError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description The chatbot's id, a bare lower-case UUID as the list returns it. An id that is not a UUID is answered 404 `Chatbot not found.`, like a missing one. */
@@ -1342,6 +1569,8 @@ export interface components {
         WebhookId: string;
         /** @description The delivery's id (a UUID). A malformed, unknown or another user's id is answered 404. */
         DeliveryId: string;
+        /** @description The message's id (a UUID). A malformed, unknown or another user's id is answered 404. */
+        MessageId: string;
         /** @description The `session_id` the integration sends to chat (percent-encoded). */
         SessionId: string;
         /** @description Items per page, 1–100 (default 50). */
@@ -1377,6 +1606,10 @@ export interface components {
         "Retry-After": number;
         /** @description Always `Bearer`. */
         "WWW-Authenticate": "Bearer";
+        /** @description The request's `Origin`, when it is one of the chatbot's `allowed_origins` (absent for the server's own origin and for requests without one). */
+        "Access-Control-Allow-Origin": string;
+        /** @description Always `Origin`: the answer depends on the page that asked. */
+        Vary: "Origin";
     };
     pathItems: never;
 }
@@ -3486,6 +3719,460 @@ export interface operations {
             403: components["responses"]["AdminForbidden"];
             429: components["responses"]["AdminKeyRateLimited"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    getWidget: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the `X-Request-Id` response header and the access log. Any other shape is replaced by a fresh UUID. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The chatbot's id, a bare lower-case UUID as the list returns it. An id that is not a UUID is answered 404 `Chatbot not found.`, like a missing one. */
+                chatbot_id: components["parameters"]["ChatbotId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The appearance. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetAppearance"];
+                };
+            };
+            403: components["responses"]["OriginForbidden"];
+            404: components["responses"]["WidgetNotFound"];
+            500: components["responses"]["VisitorInternalError"];
+        };
+    };
+    startVisitorSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the `X-Request-Id` response header and the access log. Any other shape is replaced by a fresh UUID. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The chatbot's id, a bare lower-case UUID as the list returns it. An id that is not a UUID is answered 404 `Chatbot not found.`, like a missing one. */
+                chatbot_id: components["parameters"]["ChatbotId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VisitorSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description The session. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorSession"];
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The identity's hash is missing or wrong, or the widget requires an identity and none was given; or the page's origin is not allowed. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["WidgetNotFound"];
+            /** @description The body exceeds 1 MiB (1,048,576 bytes). The server stops reading and closes the connection (`Connection: close`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Content-Type is not `application/json` (parameters such as `charset` are allowed). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: `detail` names the field and the problem. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["VisitorSessionsLimited"];
+            500: components["responses"]["VisitorInternalError"];
+        };
+    };
+    listVisitorMessages: {
+        parameters: {
+            query?: {
+                /** @description A message id of this conversation: only the messages after it (an empty list when it is the latest). */
+                after?: components["parameters"]["After"];
+            };
+            header?: {
+                /** @description Your id for this request, echoed in the `X-Request-Id` response header and the access log. Any other shape is replaced by a fresh UUID. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The chatbot's id, a bare lower-case UUID as the list returns it. An id that is not a UUID is answered 404 `Chatbot not found.`, like a missing one. */
+                chatbot_id: components["parameters"]["ChatbotId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The messages. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionMessages"];
+                };
+            };
+            401: components["responses"]["VisitorUnauthorized"];
+            403: components["responses"]["OriginForbidden"];
+            404: components["responses"]["WidgetNotFound"];
+            /** @description Invalid input: `detail` names the field and the problem. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["VisitorInternalError"];
+        };
+    };
+    sendVisitorMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the `X-Request-Id` response header and the access log. Any other shape is replaced by a fresh UUID. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The chatbot's id, a bare lower-case UUID as the list returns it. An id that is not a UUID is answered 404 `Chatbot not found.`, like a missing one. */
+                chatbot_id: components["parameters"]["ChatbotId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VisitorMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description The stored message and the stored reply (JSON), or the stream. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorExchange"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A human agent has the conversation: the message is stored and counted; no reply. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorExchange"];
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["VisitorUnauthorized"];
+            /** @description The chatbot is paused by its owner (nothing stored or counted), or the page's origin is not allowed. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["WidgetNotFound"];
+            /** @description The body exceeds 1 MiB (1,048,576 bytes). The server stops reading and closes the connection (`Connection: close`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Content-Type is not `application/json` (parameters such as `charset` are allowed). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: `detail` names the field and the problem. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["VisitorMessagesLimited"];
+            500: components["responses"]["VisitorInternalError"];
+        };
+    };
+    streamVisitorEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `id` of the last event received: every later event of the caller's is sent first, from the outbox. At most 100 characters; anything else is ignored. */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
+                /** @description Your id for this request, echoed in the `X-Request-Id` response header and the access log. Any other shape is replaced by a fresh UUID. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The chatbot's id, a bare lower-case UUID as the list returns it. An id that is not a UUID is answered 404 `Chatbot not found.`, like a missing one. */
+                chatbot_id: components["parameters"]["ChatbotId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An endless `text/event-stream`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["VisitorUnauthorized"];
+            403: components["responses"]["OriginForbidden"];
+            404: components["responses"]["WidgetNotFound"];
+            /** @description The session already holds 5 streams in this server process. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rateVisitorReply: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the `X-Request-Id` response header and the access log. Any other shape is replaced by a fresh UUID. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The chatbot's id, a bare lower-case UUID as the list returns it. An id that is not a UUID is answered 404 `Chatbot not found.`, like a missing one. */
+                chatbot_id: components["parameters"]["ChatbotId"];
+                /** @description The message's id (a UUID). A malformed, unknown or another user's id is answered 404. */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeedbackRequest"];
+            };
+        };
+        responses: {
+            /** @description Rated. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["VisitorUnauthorized"];
+            403: components["responses"]["OriginForbidden"];
+            /** @description A missing, deleted or another user's resource, or a malformed id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body exceeds 1 MiB (1,048,576 bytes). The server stops reading and closes the connection (`Connection: close`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Content-Type is not `application/json` (parameters such as `charset` are allowed). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: `detail` names the field and the problem. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["VisitorInternalError"];
         };
     };
 }
