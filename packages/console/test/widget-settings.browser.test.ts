@@ -41,6 +41,16 @@ describe.skipIf(skipWithoutChromium("the console's Widget section in Chromium"))
   let widgetPage = "";
 
   const widgetOf = async () => ((await api(fixture.parley.url, fixture.parley.adminKey, `/v1/admin/chatbots/${fixture.parley.chatbotId}`)).json as { widget: Widget }).widget;
+  /** A visitor session of the public widget route, for `userId` with the hash a host site makes with `secret`. */
+  const startSession = async (userId: string, secret: string) => {
+    const response = await fetch(`${fixture.parley.url}/v1/widget/${fixture.parley.chatbotId}/sessions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ user_id: userId, user_hash: createHmac("sha256", secret).update(userId).digest("hex") }),
+    });
+    const body = (await response.json()) as { session_id?: string; detail?: string };
+    return response.status === 201 ? { status: 201, sessionId: body.session_id } : { status: response.status, detail: body.detail };
+  };
   const section = () => page.getByRole("region", { name: "Widget", exact: true });
 
   beforeAll(async () => {
@@ -139,13 +149,7 @@ describe.skipIf(skipWithoutChromium("the console's Widget section in Chromium"))
     expect((await widgetOf()).has_secret).toBe(true);
     await screenshot(page, "chatbot-widget-secret");
     // The secret is the one the server checks a visitor's user_hash against.
-    const userHash = createHmac("sha256", secret).update("customer-42").digest("hex");
-    const session = await fetch(`${fixture.parley.url}/v1/widget/${fixture.parley.chatbotId}/sessions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ user_id: "customer-42", user_hash: userHash }),
-    });
-    if (session.status !== 404) expect(((await session.json()) as { session_id: string }).session_id).toBe("user-customer-42");
+    expect(await startSession("customer-42", secret)).toEqual({ status: 201, sessionId: "user-customer-42" });
 
     await section().getByRole("button", { name: "I have copied it" }).click();
     expect(await value.count()).toBe(0);
@@ -158,6 +162,9 @@ describe.skipIf(skipWithoutChromium("the console's Widget section in Chromium"))
     const rotated = (await value.textContent()) ?? "";
     expect(rotated).not.toBe(secret);
     expect(rotated.length).toBeGreaterThanOrEqual(32);
+    // The old secret stops verifying at once; the new one does.
+    expect(await startSession("customer-42", secret)).toEqual({ status: 403, detail: "The visitor's identity could not be verified." });
+    expect(await startSession("customer-42", rotated)).toEqual({ status: 201, sessionId: "user-customer-42" });
     await section().getByRole("button", { name: "I have copied it" }).click();
   });
 
