@@ -240,6 +240,7 @@ describe.skipIf(skipWithoutChromium("the console's Widget section in Chromium"))
     const pdfLabel = pdf!.title === pdf!.source ? "aurora-care.pdf, page 1" : `${pdf!.title} (aurora-care.pdf, page 1)`;
     await sources.getByRole("listitem").filter({ hasText: pdfLabel }).waitFor();
     expect(await sources.getByRole("listitem").count()).toBe(cited.length);
+    await screenshot(page, "conversation-sources");
   });
 
   it("loaded nothing from another origin and broke no CSP rule", () => {
