@@ -63,6 +63,13 @@ describe.skipIf(skipWithoutChromium("the console's Widget section in Chromium"))
     await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
     siteAddress = `http://127.0.0.1:${(site.address() as AddressInfo).port}/aurora-colours.html`;
     widgetPage = `${fixture.parley.url}/console/#/chatbots/${fixture.parley.chatbotId}`;
+    // The demo chatbot's widget as a chatbot's is at first, whatever the quickstart set up.
+    const reset = await fetch(`${fixture.parley.url}/v1/admin/chatbots/${fixture.parley.chatbotId}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${fixture.parley.adminKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ widget: { enabled: false, allowed_origins: [], title: null, welcome_message: "", starter_questions: [], accent_color: "#2563eb", position: "right", identity_required: false } }),
+    });
+    expect(reset.status).toBe(200);
     await signIn(page, fixture.parley.url, fixture.parley.adminKey);
   });
 
