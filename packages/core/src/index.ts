@@ -65,7 +65,7 @@ export type { ConversationTeamFacts } from "./operator/views.js";
 export { CHATBOT_TEXT_LIMITS, type ChatbotSettingsInput } from "./admin/chatbot-admin.js";
 export { AGENT_SCOPE_REFUSAL, CHAT_SCOPE_REFUSAL, requireAdminScope, requireAgentScope } from "./auth/authenticate.js";
 export { documentTypeOf, documentBytesOf } from "./retrieval/document-facts.js";
-export { messageSent, takeoverChanged } from "./events/outbox-events.js";
+export { messageRated, messageSent, takeoverChanged } from "./events/outbox-events.js";
 export { createVisitorTokens, createEphemeralVisitorTokens, VISITOR_TOKEN_TTL_MICROS, type VisitorTokens } from "./widget/visitor-tokens.js";
 export {
   IDENTITY_NOT_VERIFIED,
@@ -80,3 +80,5 @@ export {
 export type * from "./ports/widget-secrets.js";
 export { createDerivedWidgetSecrets, createEphemeralWidgetSecrets, verifyWidgetUserHash, widgetUserHash } from "./widget/widget-secrets.js";
 export { toAdminChatbot, toWidgetView } from "./operator/views.js";
+export type * from "./ports/storage-feedback.js";
+export { checkRating, rateReply, toFeedbackView, type FeedbackView, type RateReplyInput } from "./widget/rate-reply.js";

@@ -33,6 +33,7 @@ import type { WebhookSecrets } from "./ports/webhook-secrets.js";
 import type { WidgetSecrets } from "./ports/widget-secrets.js";
 import type { Chatbot } from "./domain/chatbot.js";
 import { findWidgetChatbot } from "./widget/widget-chatbot.js";
+import { rateReply, type FeedbackView, type RateReplyInput } from "./widget/rate-reply.js";
 import { createEphemeralWidgetSecrets, verifyWidgetUserHash, widgetSecretOf } from "./widget/widget-secrets.js";
 import { createEphemeralWebhookSecrets } from "./webhooks/derived-webhook-secrets.js";
 import { createWebhookDispatcher, type WebhookDispatcherOptions } from "./webhooks/webhook-dispatcher.js";
@@ -190,6 +191,15 @@ export function createParley(options: ParleyOptions) {
      */
     verifyVisitorIdentity: (chatbot: Pick<Chatbot, "id" | "widgetSecretNonce">, userId: unknown, userHash: unknown): boolean =>
       verifyWidgetUserHash(widgetSecretOf(dependencies.widgetSecrets, chatbot), userId, userHash),
+    /**
+     * Rates a model reply of the (chatbot, session) conversation, `{rating: "up" | "down",
+     * comment?}` (comment at most 1,000 characters, trimmed); rating again replaces it. Resolves
+     * to the stored rating `{rating, comment, created_at}`; fires `message.rated`. `not_found`
+     * when the chatbot is missing or deleted, or the message is not a model reply of that
+     * conversation; `invalid_request` for a bad rating or comment.
+     */
+    rateReply: (chatbotId: string, sessionId: string, messageId: string, input: RateReplyInput | unknown): Promise<FeedbackView> =>
+      rateReply(dependencies, chatbotId, sessionId, messageId, input),
     /** A session's messages, oldest first, for integrations without webhooks (any key of the owner). */
     listSessionMessages: (caller: Caller, chatbotId: string, sessionId: string, query: { after?: unknown } = {}) =>
       listSessionMessages(dependencies, caller, chatbotId, sessionId, query),

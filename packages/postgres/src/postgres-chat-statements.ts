@@ -1,4 +1,4 @@
-import { CHATBOT_COLUMNS, CONVERSATION_COLUMNS, MESSAGE_COLUMNS, OUTBOX_COLUMNS } from "./postgres-storage-rows.js";
+import { CHATBOT_COLUMNS, CONVERSATION_COLUMNS, MESSAGE_COLUMNS, MESSAGE_READ_COLUMNS, OUTBOX_COLUMNS } from "./postgres-storage-rows.js";
 
 // The statements of a chat's two write steps, each doing in one round trip what used to take
 // several (docs/scaling.md, "Round trips of a chat"): still one transaction per step.
@@ -30,7 +30,7 @@ export const CHAT_SQL = {
     ), counted AS (
       UPDATE conversations SET message_count = message_count + 1, updated_at = $18 WHERE id = $3 AND EXISTS (SELECT 1 FROM reserved)
     ), history AS (
-      SELECT ${MESSAGE_COLUMNS}, seq FROM messages WHERE conversation_id = $3 AND EXISTS (SELECT 1 FROM guarded) ORDER BY seq DESC LIMIT $11
+      SELECT ${MESSAGE_READ_COLUMNS}, seq FROM messages WHERE conversation_id = $3 AND EXISTS (SELECT 1 FROM guarded) ORDER BY seq DESC LIMIT $11
     ), stored AS (
       INSERT INTO messages (${MESSAGE_COLUMNS}) SELECT $12, $13, $14, $15, $16, $17, $18, $19 WHERE EXISTS (SELECT 1 FROM reserved)
     ), events AS (

@@ -4,7 +4,7 @@ import { inTransaction } from "./postgres-transaction.js";
 import { unreadMessagesOf } from "./postgres-agent-storage.js";
 import {
   CONVERSATION_COLUMNS,
-  MESSAGE_COLUMNS,
+  MESSAGE_READ_COLUMNS,
   OUTBOX_COLUMNS,
   conversationSummaryFromRow,
   messageFromRow,
@@ -25,9 +25,10 @@ const INGESTION_COLUMNS =
 
 // The latest message of a conversation, read through messages_by_conversation (one probe).
 const SUMMARY_COLUMNS = `${CONVERSATION_COLUMNS.split(", ").map((column) => `c.${column}`).join(", ")},
-  m.id AS last_id, m.role AS last_role, m.author AS last_author, m.content AS last_content, m.agent_name AS last_agent_name, m.created_at AS last_created_at, m.sources AS last_sources`;
+  m.id AS last_id, m.role AS last_role, m.author AS last_author, m.content AS last_content, m.agent_name AS last_agent_name, m.created_at AS last_created_at, m.sources AS last_sources,
+  m.feedback_rating AS last_feedback_rating, m.feedback_comment AS last_feedback_comment, m.feedback_at AS last_feedback_at`;
 const SUMMARY_FROM = `conversations c LEFT JOIN LATERAL (
-  SELECT id, role, author, content, agent_name, created_at, sources FROM messages WHERE conversation_id = c.id ORDER BY seq DESC LIMIT 1) m ON true`;
+  SELECT id, role, author, content, agent_name, created_at, sources, feedback_rating, feedback_comment, feedback_at FROM messages WHERE conversation_id = c.id ORDER BY seq DESC LIMIT 1) m ON true`;
 // Every filter is a fixed fragment with bound values: no caller text ever becomes SQL.
 const STATUS_FILTERS = { bot: "AND NOT c.human_takeover", human: "AND c.human_takeover", attention: "AND c.needs_attention" } as const;
 
@@ -41,7 +42,7 @@ const SQL = {
       AND ($5::text IS NULL OR EXISTS (SELECT 1 ${unreadMessagesOf("c.id", "$5")}))
     ORDER BY c.updated_at DESC, c.id ASC LIMIT $2`,
   seqOfMessage: "SELECT seq FROM messages WHERE id = $1 AND conversation_id = $2",
-  messagesAfter: `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = $1 AND seq > $2 ORDER BY seq`,
+  messagesAfter: `SELECT ${MESSAGE_READ_COLUMNS} FROM messages WHERE conversation_id = $1 AND seq > $2 ORDER BY seq`,
   readOutbox: `SELECT seq, ${OUTBOX_COLUMNS} FROM outbox_events WHERE seq > $1 ORDER BY seq LIMIT $2`,
   readUserOutbox: `SELECT seq, ${OUTBOX_COLUMNS} FROM outbox_events WHERE user_id = $3 AND seq > $1 ORDER BY seq LIMIT $2`,
   outboxPosition: "SELECT seq FROM outbox_events WHERE id = $1",

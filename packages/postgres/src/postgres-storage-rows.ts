@@ -1,4 +1,4 @@
-import type { ApiKey, ApiKeyScope, AttentionReason, Chatbot, Conversation, ConversationSummary, DeliveryStatus, EventType, Message, MessageAuthor, MessageRole, MessageSource, OutboxEvent, Plan, Provider, User, WebhookDelivery, WebhookSubscription } from "@parley/core";
+import type { FeedbackRating, ApiKey, ApiKeyScope, AttentionReason, Chatbot, Conversation, ConversationSummary, DeliveryStatus, EventType, Message, MessageAuthor, MessageRole, MessageSource, OutboxEvent, Plan, Provider, User, WebhookDelivery, WebhookSubscription } from "@parley/core";
 import { widgetSettingsFrom, type WidgetSettings } from "@parley/core";
 import { fromText } from "./postgres-text.js";
 
@@ -21,9 +21,14 @@ export interface ConversationRow {
 /** A conversation row with its latest message's columns (null when it has none), as lists read it. */
 export interface ConversationSummaryRow extends ConversationRow {
   last_id: string | null; last_role: string | null; last_author: string | null; last_content: string | null; last_agent_name: string | null; last_created_at: number | null; last_sources: string | null;
+  last_feedback_rating: string | null; last_feedback_comment: string | null; last_feedback_at: number | null;
 }
 /** `sources` is the JSON array of a reply's sources. */
-export interface MessageRow { id: string; conversation_id: string; role: string; author: string; content: string; agent_name: string | null; created_at: number; sources: string }
+export interface MessageRow {
+  id: string; conversation_id: string; role: string; author: string; content: string; agent_name: string | null; created_at: number; sources: string;
+  /** The rating columns: read, never written by an insert (null until rated). */
+  feedback_rating?: string | null; feedback_comment?: string | null; feedback_at?: number | null;
+}
 export interface OutboxEventRow { id: string; type: string; user_id: string; chatbot_id: string; data: string; created_at: number }
 export interface WebhookSubscriptionRow { id: string; user_id: string; url: string; chatbot_id: string | null; event_types: string; signing_key_id: string; public_only: boolean; created_at: number }
 export interface WebhookDeliveryRow {
@@ -34,6 +39,8 @@ export interface WebhookDeliveryRow {
 
 export const CHATBOT_COLUMNS = "id, owner_id, name, slug, provider, model, system_prompt, fallback_message, is_active, created_at, updated_at, deleted_at, widget, widget_secret_nonce";
 export const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, agent_name, created_at, sources";
+/** What a message read selects: the written columns plus its rating (null until rated). */
+export const MESSAGE_READ_COLUMNS = `${MESSAGE_COLUMNS}, feedback_rating, feedback_comment, feedback_at`;
 export const CONVERSATION_COLUMNS = "id, chatbot_id, session_id, human_takeover, needs_attention, attention_reason, message_count, created_at, updated_at";
 export const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
 export const USER_COLUMNS = "id, email, plan_name, monthly_messages_override, created_at";
@@ -101,6 +108,7 @@ export const messageFromRow = (row: MessageRow): Message => ({
   agentName: row.agent_name === null ? null : fromText(row.agent_name),
   createdAt: row.created_at,
   sources: JSON.parse(row.sources) as MessageSource[],
+  feedback: row.feedback_rating ? { rating: row.feedback_rating as FeedbackRating, comment: row.feedback_comment == null ? null : fromText(row.feedback_comment), createdAt: row.feedback_at! } : null,
 });
 
 // The type and its data were written together from one OutboxEvent, so they still match.
@@ -139,5 +147,5 @@ export const conversationSummaryFromRow = (row: ConversationSummaryRow): Convers
   lastMessage:
     row.last_id === null
       ? null
-      : messageFromRow({ id: row.last_id, conversation_id: row.id, role: row.last_role!, author: row.last_author!, content: row.last_content!, agent_name: row.last_agent_name, created_at: row.last_created_at!, sources: row.last_sources! }),
+      : messageFromRow({ id: row.last_id, conversation_id: row.id, role: row.last_role!, author: row.last_author!, content: row.last_content!, agent_name: row.last_agent_name, created_at: row.last_created_at!, sources: row.last_sources!, feedback_rating: row.last_feedback_rating, feedback_comment: row.last_feedback_comment, feedback_at: row.last_feedback_at }),
 });

@@ -1,4 +1,4 @@
-import { API_KEY_COLUMNS, CHATBOT_COLUMNS, CONVERSATION_COLUMNS, MESSAGE_COLUMNS, OUTBOX_COLUMNS, USER_COLUMNS } from "./postgres-storage-rows.js";
+import { API_KEY_COLUMNS, CHATBOT_COLUMNS, CONVERSATION_COLUMNS, MESSAGE_READ_COLUMNS, OUTBOX_COLUMNS, USER_COLUMNS } from "./postgres-storage-rows.js";
 
 // The SQL of the PostgreSQL Storage adapter (accounts, chatbots, conversations, quota, outbox),
 // gathered in one place; every value is a parameter.
@@ -57,8 +57,8 @@ export const STORAGE_SQL = {
   markNeedsAttention: "UPDATE conversations SET needs_attention = true, attention_reason = 'provider_failed', updated_at = greatest(updated_at, $1) WHERE id = $2",
 
   // Newest first so LIMIT keeps the most recent; the caller reverses to oldest first.
-  recentMessages: `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = $1 ORDER BY seq DESC LIMIT $2`,
-  listMessages: `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = $1 ORDER BY seq`,
+  recentMessages: `SELECT ${MESSAGE_READ_COLUMNS} FROM messages WHERE conversation_id = $1 ORDER BY seq DESC LIMIT $2`,
+  listMessages: `SELECT ${MESSAGE_READ_COLUMNS} FROM messages WHERE conversation_id = $1 ORDER BY seq`,
 
   insertOutboxEvent: `INSERT INTO outbox_events (${OUTBOX_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)`,
   listOutboxEvents: `SELECT ${OUTBOX_COLUMNS} FROM outbox_events ORDER BY seq LIMIT $1`,

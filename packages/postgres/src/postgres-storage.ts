@@ -23,6 +23,7 @@ import { CHAT_SQL } from "./postgres-chat-statements.js";
 import { toText } from "./postgres-text.js";
 import { createPostgresOperatorStorage } from "./postgres-operator-storage.js";
 import { createPostgresAgentStorage, recordTakeover } from "./postgres-agent-storage.js";
+import { createPostgresFeedbackStorage } from "./postgres-feedback-storage.js";
 import { createPostgresWebhookStorage } from "./postgres-webhook-storage.js";
 
 /** The fields `updateChatbot` writes: exactly the keys of ChatbotChanges. */
@@ -121,6 +122,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
   const webhooks = createPostgresWebhookStorage(pool);
   const operator = createPostgresOperatorStorage(pool);
   const agents = createPostgresAgentStorage(pool);
+  const feedback = createPostgresFeedbackStorage(pool, insertOutboxEvents);
 
   return {
     async upsertPlan(plan) {
@@ -243,7 +245,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       // One round trip into the conversation the caller read, while it is still the stored one.
       let expected = input.conversation ?? null;
       for (let attempt = 0; attempt < GUARDED_ATTEMPTS && expected !== null; attempt += 1) {
-        const message: Message = { id: input.messageId, conversationId: expected.id, role: "user", author: "end_user", content: input.content, agentName: null, createdAt: input.at, sources: [] };
+        const message: Message = { id: input.messageId, conversationId: expected.id, role: "user", author: "end_user", content: input.content, agentName: null, createdAt: input.at, sources: [], feedback: null };
         const conversation = { ...expected, messageCount: expected.messageCount + 1, updatedAt: input.at };
         // Built before the statement: a throwing builder writes nothing.
         const events = input.events({ conversation: { ...conversation }, conversationCreated: false, message: { ...message } });
@@ -269,7 +271,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
           // Read under the conversation's lock and before the insert: exactly the messages before this one.
           const recent = await client.query<MessageRow>(SQL.recentMessages, [conversation.id, input.historyLimit]);
           const history = recent.rows.reverse().map(messageFromRow);
-          const message: Message = { id: input.messageId, conversationId: conversation.id, role: "user", author: "end_user", content: input.content, agentName: null, createdAt: input.at, sources: [] };
+          const message: Message = { id: input.messageId, conversationId: conversation.id, role: "user", author: "end_user", content: input.content, agentName: null, createdAt: input.at, sources: [], feedback: null };
           // Built inside the transaction: if the builder throws, everything above rolls back with it.
           const events = input.events({ conversation: { ...conversation }, conversationCreated: counted.created, message: { ...message } });
           const reserved = await client.query<{ used: number }>(CHAT_SQL.reserveAndStore, [
@@ -288,7 +290,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     async appendAssistantMessage(input) {
       const { id, conversationId, content, author, at } = input;
       const agentName = author === "agent" ? (input.agentName ?? null) : null;
-      const message: Message = { id, conversationId, role: "assistant", author, content, agentName, createdAt: at, sources: structuredClone(input.sources ?? []) };
+      const message: Message = { id, conversationId, role: "assistant", author, content, agentName, createdAt: at, sources: structuredClone(input.sources ?? []), feedback: null };
       // One round trip when the caller's conversation is still the stored one (a chat's reply):
       // the statement applies only then, and otherwise returns the row to build the step from.
       let expected = input.conversation?.id === conversationId ? input.conversation : await readConversation(pool, conversationId);
@@ -356,6 +358,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
 
     ...operator,
     ...agents,
+    ...feedback,
     ...webhooks,
 
     async close() {

@@ -60,10 +60,10 @@ describe("operator API: conversations", () => {
     expect(shown.status).toBe(200);
     expect(shown.json).toMatchObject({ id: conversationId, session_id: "reader", message_count: 4 });
     expect(shown.json.messages).toEqual([
-      { id: expect.stringMatching(UUID), author: "user", agent_name: null, content: "What are your hours?", created_at: expect.stringMatching(TIME), sources: [] },
-      { id: expect.stringMatching(UUID), author: "model", agent_name: null, content: "This is the fake model's reply.", created_at: expect.stringMatching(TIME), sources: [] },
-      { id: expect.stringMatching(UUID), author: "user", agent_name: null, content: "And on Sunday?", created_at: expect.stringMatching(TIME), sources: [] },
-      { id: expect.stringMatching(UUID), author: "model", agent_name: null, content: "This is the fake model's reply.", created_at: expect.stringMatching(TIME), sources: [] },
+      { id: expect.stringMatching(UUID), author: "user", agent_name: null, content: "What are your hours?", created_at: expect.stringMatching(TIME), sources: [], feedback: null },
+      { id: expect.stringMatching(UUID), author: "model", agent_name: null, content: "This is the fake model's reply.", created_at: expect.stringMatching(TIME), sources: [], feedback: null },
+      { id: expect.stringMatching(UUID), author: "user", agent_name: null, content: "And on Sunday?", created_at: expect.stringMatching(TIME), sources: [], feedback: null },
+      { id: expect.stringMatching(UUID), author: "model", agent_name: null, content: "This is the fake model's reply.", created_at: expect.stringMatching(TIME), sources: [], feedback: null },
     ]);
     const after = await api(alice.adminKey, "GET", `/v1/admin/conversations/${conversationId}?after=${shown.json.messages[1].id as string}`);
     expect(after.status).toBe(200);
@@ -87,7 +87,7 @@ describe("operator API: conversations", () => {
 
     const reply = await api(alice.adminKey, "POST", `/v1/admin/conversations/${conversationId}/messages`, { content: "  Hi, I am Dana from support.  " });
     expect(reply.status).toBe(201);
-    expect(reply.json).toEqual({ id: expect.stringMatching(UUID), author: "agent", agent_name: "operator", content: "Hi, I am Dana from support.", created_at: expect.stringMatching(TIME), sources: [] });
+    expect(reply.json).toEqual({ id: expect.stringMatching(UUID), author: "agent", agent_name: "operator", content: "Hi, I am Dana from support.", created_at: expect.stringMatching(TIME), sources: [], feedback: null });
 
     const ended = await api(alice.adminKey, "DELETE", `/v1/admin/conversations/${conversationId}/takeover`);
     expect(ended.status).toBe(200);
@@ -136,8 +136,8 @@ describe("the session messages route for chat keys (docs/design.md §10)", () =>
     expect(listed.status).toBe(200);
     expect(listed.json).toEqual({
       data: [
-        { id: expect.stringMatching(UUID), author: "user", agent_name: null, content: "Do you ship abroad?", created_at: expect.stringMatching(TIME), sources: [] },
-        { id: expect.stringMatching(UUID), author: "model", agent_name: null, content: "This is the fake model's reply.", created_at: expect.stringMatching(TIME), sources: [] },
+        { id: expect.stringMatching(UUID), author: "user", agent_name: null, content: "Do you ship abroad?", created_at: expect.stringMatching(TIME), sources: [], feedback: null },
+        { id: expect.stringMatching(UUID), author: "model", agent_name: null, content: "This is the fake model's reply.", created_at: expect.stringMatching(TIME), sources: [], feedback: null },
       ],
     });
     expect(listed.headers.get("ratelimit-limit")).toBe("60");

@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { createDerivedWidgetSecrets, widgetUserHash } from "@parley/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { viewValidators } from "./openapi-support.js";
-import { startOperatorServer, UNKNOWN_ID, type OperatorServer } from "./admin-test-support.js";
+import { startOperatorServer, TIME, UNKNOWN_ID, type OperatorServer } from "./admin-test-support.js";
+import { openEventStream } from "./sse-client.js";
 
 // The owner's side of the chat widget (docs/design.md §14): its settings in the admin view,
 // PATCHed in parts, and the identity secret.
@@ -187,5 +188,44 @@ describe("the widget's identity secret", () => {
     }
     expect(widgetRow(alice.botId).widget_secret_nonce).toBeNull();
     expect((await api(undefined, "POST", `/v1/admin/chatbots/${alice.botId}/widget-secret`)).status).toBe(401);
+  });
+});
+
+describe("feedback on model replies in the operator API", () => {
+  it("shows a reply's rating on the message, counts it in the usage, and streams message.rated", async () => {
+    const { api, alice, bob, runtime, url } = server;
+    const stream = await openEventStream(url, alice.adminKey);
+    expect(stream.status).toBe(200);
+    await server.chat(alice, "visitor-rate", "When does it ship?");
+    const conversationId = (runtime.database.prepare("SELECT id FROM conversations WHERE session_id = ?").get("visitor-rate") as { id: string }).id;
+    const before = await api(alice.adminKey, "GET", `/v1/admin/conversations/${conversationId}`);
+    expect(before.json.messages.map((message: { feedback: unknown }) => message.feedback)).toEqual([null, null]);
+    expect(viewValidators.ConversationWithMessages(before.json), JSON.stringify(viewValidators.ConversationWithMessages.errors)).toBe(true);
+    const replyId = before.json.messages[1].id as string;
+
+    const rated = await runtime.parley.rateReply(alice.botId, "visitor-rate", replyId, { rating: "down", comment: "Not what I asked." });
+    const after = await api(alice.adminKey, "GET", `/v1/admin/conversations/${conversationId}`);
+    expect(after.json.messages[1].feedback).toEqual({ rating: "down", comment: "Not what I asked.", created_at: expect.stringMatching(TIME) });
+    expect(after.json.messages[1].feedback).toEqual(rated);
+    expect(viewValidators.ConversationWithMessages(after.json), JSON.stringify(viewValidators.ConversationWithMessages.errors)).toBe(true);
+    const session = await api(alice.chatKey, "GET", `/v1/chatbots/${alice.botId}/sessions/visitor-rate/messages`);
+    expect(session.json.data[1].feedback).toEqual(rated);
+
+    const usage = await api(alice.adminKey, "GET", "/v1/admin/usage");
+    expect(usage.json.feedback_by_chatbot).toEqual([{ chatbot_id: alice.botId, up: 0, down: 1 }]);
+    expect(viewValidators.Usage(usage.json), JSON.stringify(viewValidators.Usage.errors)).toBe(true);
+    await runtime.parley.rateReply(alice.botId, "visitor-rate", replyId, { rating: "up" });
+    expect((await api(alice.adminKey, "GET", "/v1/admin/usage")).json.feedback_by_chatbot).toEqual([{ chatbot_id: alice.botId, up: 1, down: 0 }]);
+    expect((await api(bob.adminKey, "GET", "/v1/admin/usage")).json.feedback_by_chatbot).toEqual([]);
+
+    await expect.poll(() => stream.events.filter((event) => event.event === "message.rated").length, { timeout: 10_000, interval: 10 }).toBe(2);
+    const bodies = stream.events.filter((event) => event.event === "message.rated").map((event) => JSON.parse(event.data) as { type: string; data: Record<string, unknown> });
+    expect(bodies.map((body) => [body.type, body.data.rating, body.data.comment])).toEqual([
+      ["message.rated", "down", "Not what I asked."],
+      ["message.rated", "up", null],
+    ]);
+    expect(bodies[0]!.data).toMatchObject({ message_id: replyId, conversation_id: conversationId, chatbot_id: alice.botId, session_id: "visitor-rate", at: rated.created_at });
+    for (const body of bodies) expect(viewValidators.EventBody(body), JSON.stringify(viewValidators.EventBody.errors)).toBe(true);
+    stream.drop();
   });
 });

@@ -2,7 +2,7 @@ import type { Database } from "better-sqlite3";
 import type { Ingestion, IngestionStatus, KnowledgeRequest, OperatorStorage } from "@parley/core";
 import { conversationSummaryFromRow, messageFromRow, outboxEventFromRow, type ConversationSummaryRow, type MessageRow, type OutboxEventRow } from "./sqlite-storage-rows.js";
 import { unreadMessagesOf } from "./sqlite-agent-storage.js";
-import { CONVERSATION_COLUMNS, MESSAGE_COLUMNS, OUTBOX_COLUMNS, type PreparedStatement } from "./sqlite-storage-statements.js";
+import { CONVERSATION_COLUMNS, MESSAGE_READ_COLUMNS, OUTBOX_COLUMNS, type PreparedStatement } from "./sqlite-storage-statements.js";
 
 
 interface IngestionRow {
@@ -27,7 +27,8 @@ const INGESTION_COLUMNS =
 
 // The latest message of a conversation, read through messages_by_conversation (one probe).
 const SUMMARY_COLUMNS = `${CONVERSATION_COLUMNS.split(", ").map((column) => `c.${column}`).join(", ")},
-  m.id AS last_id, m.role AS last_role, m.author AS last_author, m.content AS last_content, m.agent_name AS last_agent_name, m.created_at AS last_created_at, m.sources AS last_sources`;
+  m.id AS last_id, m.role AS last_role, m.author AS last_author, m.content AS last_content, m.agent_name AS last_agent_name, m.created_at AS last_created_at, m.sources AS last_sources,
+  m.feedback_rating AS last_feedback_rating, m.feedback_comment AS last_feedback_comment, m.feedback_at AS last_feedback_at`;
 const SUMMARY_FROM = `conversations c LEFT JOIN messages m ON m.seq = (SELECT max(seq) FROM messages WHERE conversation_id = c.id)`;
 // Every filter is a fixed fragment with bound values: no caller text ever becomes SQL.
 const STATUS_FILTERS = { bot: "AND c.human_takeover = 0", human: "AND c.human_takeover = 1", attention: "AND c.needs_attention = 1" } as const;
@@ -72,7 +73,7 @@ export function createSqliteOperatorStorage(database: Database, write: <Result>(
   );
   const statements = {
     seqOfMessage: prepare<[string, string], { seq: number }>("SELECT seq FROM messages WHERE id = ? AND conversation_id = ?"),
-    messagesAfter: prepare<[string, number], MessageRow>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? AND seq > ? ORDER BY seq`),
+    messagesAfter: prepare<[string, number], MessageRow>(`SELECT ${MESSAGE_READ_COLUMNS} FROM messages WHERE conversation_id = ? AND seq > ? ORDER BY seq`),
     readOutbox: prepare<[number, number], OutboxEventRow & { seq: number }>(`SELECT seq, ${OUTBOX_COLUMNS} FROM outbox_events WHERE seq > ? ORDER BY seq LIMIT ?`),
     readUserOutbox: prepare<[string, number, number], OutboxEventRow & { seq: number }>(
       `SELECT seq, ${OUTBOX_COLUMNS} FROM outbox_events WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?`,

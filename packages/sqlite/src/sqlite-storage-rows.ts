@@ -1,5 +1,6 @@
 import { widgetSettingsFrom } from "@parley/core";
 import type {
+  FeedbackRating,
   WidgetSettings,
   ApiKey,
   ApiKeyScope,
@@ -84,6 +85,9 @@ export interface ConversationSummaryRow extends ConversationRow {
   last_agent_name: string | null;
   last_created_at: number | null;
   last_sources: string | null;
+  last_feedback_rating: string | null;
+  last_feedback_comment: string | null;
+  last_feedback_at: number | null;
 }
 
 export interface MessageRow {
@@ -96,6 +100,10 @@ export interface MessageRow {
   created_at: number;
   /** JSON array of the reply's sources. */
   sources: string;
+  /** The rating columns: read, never written by an insert (null until rated). */
+  feedback_rating?: string | null;
+  feedback_comment?: string | null;
+  feedback_at?: number | null;
 }
 
 export interface OutboxEventRow {
@@ -183,7 +191,7 @@ export const conversationSummaryFromRow = (row: ConversationSummaryRow): Convers
   lastMessage:
     row.last_id === null
       ? null
-      : messageFromRow({ id: row.last_id, conversation_id: row.id, role: row.last_role!, author: row.last_author!, content: row.last_content!, agent_name: row.last_agent_name, created_at: row.last_created_at!, sources: row.last_sources! }),
+      : messageFromRow({ id: row.last_id, conversation_id: row.id, role: row.last_role!, author: row.last_author!, content: row.last_content!, agent_name: row.last_agent_name, created_at: row.last_created_at!, sources: row.last_sources!, feedback_rating: row.last_feedback_rating, feedback_comment: row.last_feedback_comment, feedback_at: row.last_feedback_at }),
 });
 
 export const messageFromRow = (row: MessageRow): Message => ({
@@ -195,6 +203,7 @@ export const messageFromRow = (row: MessageRow): Message => ({
   agentName: row.agent_name,
   createdAt: row.created_at,
   sources: JSON.parse(row.sources) as MessageSource[],
+  feedback: row.feedback_rating ? { rating: row.feedback_rating as FeedbackRating, comment: row.feedback_comment ?? null, createdAt: row.feedback_at! } : null,
 });
 
 // The type and its data were written together from one OutboxEvent, so they still match.

@@ -14,6 +14,8 @@ import {
 const CHATBOT_COLUMNS =
   "id, owner_id, name, slug, provider, model, system_prompt, fallback_message, is_active, created_at, updated_at, deleted_at, widget, widget_secret_nonce";
 export const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, agent_name, created_at, sources";
+/** What a message read selects: the written columns plus its rating (null until rated). */
+export const MESSAGE_READ_COLUMNS = `${MESSAGE_COLUMNS}, feedback_rating, feedback_comment, feedback_at`;
 export const CONVERSATION_COLUMNS = "id, chatbot_id, session_id, human_takeover, needs_attention, attention_reason, message_count, created_at, updated_at";
 export const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
 const USER_COLUMNS = "id, email, plan_name, monthly_messages_override, created_at";
@@ -134,10 +136,10 @@ export function prepareStorageStatements(database: Database) {
     ),
     // Newest first so LIMIT keeps the most recent; the caller reverses to oldest first.
     recentMessages: prepare<[string, number], MessageRow>(
-      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?`,
+      `SELECT ${MESSAGE_READ_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?`,
     ),
     listMessages: prepare<[string], MessageRow>(
-      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY seq`,
+      `SELECT ${MESSAGE_READ_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY seq`,
     ),
 
     insertOutboxEvent: prepare<OutboxEventRow>(

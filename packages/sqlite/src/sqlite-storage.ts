@@ -17,6 +17,7 @@ import { createReadCache, DEFAULT_READ_CACHE_LIMITS } from "./sqlite-storage-rea
 import { createSqliteWebhookStorage } from "./sqlite-webhook-storage.js";
 import { createSqliteOperatorStorage } from "./sqlite-operator-storage.js";
 import { createSqliteAgentStorage } from "./sqlite-agent-storage.js";
+import { createSqliteFeedbackStorage } from "./sqlite-feedback-storage.js";
 import {
   firstFreeSlug,
   insertConversation,
@@ -73,6 +74,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     });
   const operator = createSqliteOperatorStorage(database, writeKeepingCache);
   const agents = createSqliteAgentStorage(database, writeKeepingCache);
+  const feedback = createSqliteFeedbackStorage(database, statements, writeKeepingCache);
 
   return {
     async upsertPlan(plan) {
@@ -234,6 +236,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
           agentName: null,
           createdAt: input.at,
           sources: [],
+          feedback: null,
         });
         // Runs inside the transaction: if the builder throws, the reservation, the conversation
         // and the message are rolled back with it.
@@ -246,7 +249,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       const { id, conversationId, content, author, at } = input;
       return writeKeepingCache(() => {
         const agentName = author === "agent" ? (input.agentName ?? null) : null;
-        const message = insertMessage(statements, { id, conversationId, role: "assistant", author, content, agentName, createdAt: at, sources: structuredClone(input.sources ?? []) });
+        const message = insertMessage(statements, { id, conversationId, role: "assistant", author, content, agentName, createdAt: at, sources: structuredClone(input.sources ?? []), feedback: null });
         const counted = statements.countMessage.get({ id: conversationId, at, needs_attention: toFlag(input.needsAttention) });
         if (!counted) throw new Error(`No conversation ${conversationId}.`);
         // Built inside the transaction: a throwing builder rolls the message back with it.
@@ -301,6 +304,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
 
     ...operator,
     ...agents.storage,
+    ...feedback,
     ...webhooks,
 
     async close() {

@@ -373,7 +373,7 @@ export interface paths {
         };
         /**
          * Live events (Server-Sent Events)
-         * @description The caller's events as they are committed (`conversation.started`, `message.received`, `message.sent`, `conversation.takeover_started`, `conversation.takeover_ended`), from the same outbox as webhooks. Each event is `id: <event id>`, `event: <type>`, `data: <the webhook body>` (one line of JSON, schema `EventBody`) and a blank line. The stream opens with the comment `: connected` and sends `: keep-alive` every 15 s. A client that reconnects with `Last-Event-ID` first receives every later event from the outbox. The key travels in the `Authorization` header (a browser's EventSource cannot send one: read the stream with fetch). When the server stops, the stream ends; reconnect with `Last-Event-ID`. One key holds at most `PARLEY_MAX_STREAMS_PER_KEY` (5) streams per server process: past it 429 `Too many event streams open for this API key: at most 5 at once. Close one before opening another.` Revoking the key ends its streams.
+         * @description The caller's events as they are committed (`conversation.started`, `message.received`, `message.sent`, `conversation.takeover_started`, `conversation.takeover_ended`, `message.rated`), from the same outbox as webhooks. Each event is `id: <event id>`, `event: <type>`, `data: <the webhook body>` (one line of JSON, schema `EventBody`) and a blank line. The stream opens with the comment `: connected` and sends `: keep-alive` every 15 s. A client that reconnects with `Last-Event-ID` first receives every later event from the outbox. The key travels in the `Authorization` header (a browser's EventSource cannot send one: read the stream with fetch). When the server stops, the stream ends; reconnect with `Last-Event-ID`. One key holds at most `PARLEY_MAX_STREAMS_PER_KEY` (5) streams per server process: past it 429 `Too many event streams open for this API key: at most 5 at once. Close one before opening another.` Revoking the key ends its streams.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -744,7 +744,7 @@ export interface components {
             /** @description Only this chatbot's events. */
             chatbot_id?: string;
             /** @description Only these event types; absent or empty: every type. */
-            events?: ("conversation.started" | "message.received" | "message.sent" | "conversation.takeover_started" | "conversation.takeover_ended")[];
+            events?: ("conversation.started" | "message.received" | "message.sent" | "conversation.takeover_started" | "conversation.takeover_ended" | "message.rated")[];
         };
         VisitorSessionRequest: {
             /** @description The host site's id of its signed-in user. */
@@ -1085,6 +1085,15 @@ export interface components {
                     /** @description The PDF page of the first chunk the prompt used from it; null for any other document. */
                     page: number | null;
                 }[];
+                /** @description A model reply's rating by the visitor (the latest; rating again replaces it); null until rated, and for every other message. */
+                feedback: {
+                    /** @enum {string} */
+                    rating: "up" | "down";
+                    /** @description The visitor's words, at most 1000 characters; null when none. */
+                    comment: string | null;
+                    /** @description When it was rated (the latest rating). */
+                    created_at: string;
+                } | null;
             }[];
         };
         Message: {
@@ -1110,6 +1119,15 @@ export interface components {
                 /** @description The PDF page of the first chunk the prompt used from it; null for any other document. */
                 page: number | null;
             }[];
+            /** @description A model reply's rating by the visitor (the latest; rating again replaces it); null until rated, and for every other message. */
+            feedback: {
+                /** @enum {string} */
+                rating: "up" | "down";
+                /** @description The visitor's words, at most 1000 characters; null when none. */
+                comment: string | null;
+                /** @description When it was rated (the latest rating). */
+                created_at: string;
+            } | null;
         };
         /** @description A document the reply's context came from. */
         MessageSource: {
@@ -1146,6 +1164,15 @@ export interface components {
                     /** @description The PDF page of the first chunk the prompt used from it; null for any other document. */
                     page: number | null;
                 }[];
+                /** @description A model reply's rating by the visitor (the latest; rating again replaces it); null until rated, and for every other message. */
+                feedback: {
+                    /** @enum {string} */
+                    rating: "up" | "down";
+                    /** @description The visitor's words, at most 1000 characters; null when none. */
+                    comment: string | null;
+                    /** @description When it was rated (the latest rating). */
+                    created_at: string;
+                } | null;
             }[];
         };
         Key: {
@@ -1197,7 +1224,7 @@ export interface components {
             url: string;
             chatbot_id: string | null;
             /** @description Empty: every type. */
-            events: ("conversation.started" | "message.received" | "message.sent" | "conversation.takeover_started" | "conversation.takeover_ended")[];
+            events: ("conversation.started" | "message.received" | "message.sent" | "conversation.takeover_started" | "conversation.takeover_ended" | "message.rated")[];
             created_at: string;
         };
         WebhookWithSecret: {
@@ -1206,7 +1233,7 @@ export interface components {
             url: string;
             chatbot_id: string | null;
             /** @description Empty: every type. */
-            events: ("conversation.started" | "message.received" | "message.sent" | "conversation.takeover_started" | "conversation.takeover_ended")[];
+            events: ("conversation.started" | "message.received" | "message.sent" | "conversation.takeover_started" | "conversation.takeover_ended" | "message.rated")[];
             created_at: string;
             /** @description Shown this once. */
             secret: string;
@@ -1219,7 +1246,7 @@ export interface components {
                 url: string;
                 chatbot_id: string | null;
                 /** @description Empty: every type. */
-                events: ("conversation.started" | "message.received" | "message.sent" | "conversation.takeover_started" | "conversation.takeover_ended")[];
+                events: ("conversation.started" | "message.received" | "message.sent" | "conversation.takeover_started" | "conversation.takeover_ended" | "message.rated")[];
                 created_at: string;
             }[];
             /** @description Pass as `?cursor=` for the next page; null on the last. */
@@ -1233,7 +1260,7 @@ export interface components {
             /** Format: uuid */
             event_id: string;
             /** @enum {string} */
-            event_type: "conversation.started" | "message.received" | "message.sent" | "conversation.takeover_started" | "conversation.takeover_ended";
+            event_type: "conversation.started" | "message.received" | "message.sent" | "conversation.takeover_started" | "conversation.takeover_ended" | "message.rated";
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
             attempts: number;
@@ -1252,7 +1279,7 @@ export interface components {
                 /** Format: uuid */
                 event_id: string;
                 /** @enum {string} */
-                event_type: "conversation.started" | "message.received" | "message.sent" | "conversation.takeover_started" | "conversation.takeover_ended";
+                event_type: "conversation.started" | "message.received" | "message.sent" | "conversation.takeover_started" | "conversation.takeover_ended" | "message.rated";
                 /** @enum {string} */
                 status: "pending" | "delivered" | "failed";
                 attempts: number;
@@ -1279,6 +1306,13 @@ export interface components {
             by_day: {
                 date: string;
                 messages: number;
+            }[];
+            /** @description Per chatbot (ascending id; only those with any), the model replies rated this month, by their latest rating. */
+            feedback_by_chatbot: {
+                /** Format: uuid */
+                chatbot_id: string;
+                up: number;
+                down: number;
             }[];
         };
         /** @description An event as webhooks deliver it and as the live stream's `data:` lines carry it. */
@@ -1354,6 +1388,23 @@ export interface components {
                 /** Format: uuid */
                 chatbot_id: string;
                 session_id: string;
+                at: string;
+            };
+        } | {
+            /** @constant */
+            type: "message.rated";
+            timestamp: string;
+            data: {
+                /** Format: uuid */
+                message_id: string;
+                /** Format: uuid */
+                conversation_id: string;
+                /** Format: uuid */
+                chatbot_id: string;
+                session_id: string;
+                /** @enum {string} */
+                rating: "up" | "down";
+                comment: string | null;
                 at: string;
             };
         };

@@ -10,6 +10,7 @@ const usage: Usage = {
   month: "2026-02",
   resets_at: "2026-03-01T00:00:00.000000+00:00",
   by_chatbot: [],
+  feedback_by_chatbot: [],
   by_day: [
     { date: "2026-02-03", messages: 2 },
     { date: "2026-02-05", messages: 5 },

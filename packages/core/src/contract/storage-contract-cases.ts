@@ -69,6 +69,9 @@ export const STORAGE_CASES = [
   "a takeover change is kept on the timeline with who and when; setting the same flag adds nothing",
   "claimIngestion shares the runners between users: perUser live leases at most, the user served longest ago first",
   "a chatbot's widget is off by default, and changed settings and secret nonce round-trip",
+  "rateMessage stores a model reply's rating with its message.rated event in one step; rating again replaces it",
+  "rateMessage refuses a visitor's message, an agent's reply, another session's or chatbot's reply and an unknown id, writing nothing",
+  "countFeedback counts the owner's rated replies per chatbot in the range, by their latest rating",
 ] as const;
 
 /** The name of one case of the Storage contract. */

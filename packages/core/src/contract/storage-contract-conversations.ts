@@ -30,7 +30,7 @@ export function registerConversationTests(context: ContractContext, test: Regist
         id: input.newConversationId, chatbotId: chatbot.id, sessionId: "session-1", humanTakeover: false,
         needsAttention: false, attentionReason: null, messageCount: 1, createdAt: START + 50, updatedAt: START + 50,
       };
-      const message = { id: input.messageId, conversationId: conversation.id, role: "user", author: "end_user", content: "Where is my order?", agentName: null, createdAt: START + 50, sources: [] };
+      const message = { id: input.messageId, conversationId: conversation.id, role: "user", author: "end_user", content: "Where is my order?", agentName: null, createdAt: START + 50, sources: [], feedback: null };
       expect(result).toMatchObject({ conversation, conversationCreated: true, message, history: [], used: 1 });
       expect(result.events.map((event) => [event.id, event.type])).toEqual([
         [input.eventIds[0], "conversation.started"],

@@ -18,7 +18,7 @@ export function registerReplyTests(context: ContractContext, test: RegisterTest)
       const conversationId = question.conversation.id;
       const replyId = context.nextId();
       const reply = await storage().appendAssistantMessage({ id: replyId, conversationId, content: "It ships today.", author: "model", at: START + 2, needsAttention: false, events: () => [] }).then((stored) => stored.message);
-      expect(reply).toEqual({ id: replyId, conversationId, role: "assistant", author: "model", content: "It ships today.", agentName: null, createdAt: START + 2, sources: [] });
+      expect(reply).toEqual({ id: replyId, conversationId, role: "assistant", author: "model", content: "It ships today.", agentName: null, createdAt: START + 2, sources: [], feedback: null });
       const agentReply = await storage().appendAssistantMessage({ id: context.nextId(), conversationId, content: "Agent here.", author: "agent", at: START + 3, needsAttention: false, events: () => [] }).then((stored) => stored.message);
       expect(await storage().listMessages(conversationId)).toEqual([question.message, reply, agentReply]);
       expect(await storage().listMessages(uuidOf(999))).toEqual([]);

@@ -54,6 +54,23 @@ export interface MessageSource {
   page: number | null;
 }
 
+/** A visitor's rating of a model reply. */
+export type FeedbackRating = "up" | "down";
+
+/** The ratings, for validation. */
+export const FEEDBACK_RATINGS: readonly FeedbackRating[] = ["up", "down"];
+
+/** The longest comment a rating may carry, in characters. */
+export const MAX_FEEDBACK_COMMENT_CHARS = 1000;
+
+/** A model reply's rating (docs/design.md §14): the latest one; rating again replaces it. */
+export interface MessageFeedback {
+  rating: FeedbackRating;
+  /** The visitor's words, trimmed; null when none. */
+  comment: string | null;
+  createdAt: number;
+}
+
 /** One stored message. One message is one turn of history. */
 export interface Message {
   id: string;
@@ -66,4 +83,6 @@ export interface Message {
   createdAt: number;
   /** The documents a model reply's context came from; `[]` for every other message and when no context was used. */
   sources: MessageSource[];
+  /** A model reply's rating; null until rated, and always for every other message. */
+  feedback: MessageFeedback | null;
 }

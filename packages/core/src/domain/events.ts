@@ -47,6 +47,20 @@ export const EVENT_PAYLOAD_SCHEMAS = {
   },
   "conversation.takeover_started": takeoverChanged,
   "conversation.takeover_ended": takeoverChanged,
+  /** A visitor rated a model reply (docs/design.md §14); rating again fires it again. */
+  "message.rated": {
+    type: "object",
+    required: ["message_id", "conversation_id", "chatbot_id", "session_id", "rating", "comment", "at"],
+    properties: {
+      message_id: uuid,
+      ...where,
+      rating: { type: "string", enum: ["up", "down"] },
+      /** The visitor's words (at most 1,000 characters); null when none. */
+      comment: { oneOf: [{ type: "string" }, { type: "null" }] },
+      at: timestamp,
+    },
+    additionalProperties: false,
+  },
 } as const;
 
 type PayloadOf<Type extends keyof typeof EVENT_PAYLOAD_SCHEMAS> = FromSchema<(typeof EVENT_PAYLOAD_SCHEMAS)[Type]>;
@@ -59,6 +73,8 @@ export type MessageReceivedData = PayloadOf<"message.received">;
 export type MessageSentData = PayloadOf<"message.sent">;
 /** Payload of `conversation.takeover_started` and `conversation.takeover_ended` (docs/design.md §10). */
 export type TakeoverChangedData = PayloadOf<"conversation.takeover_started">;
+/** Payload of `message.rated` (docs/design.md §14). */
+export type MessageRatedData = PayloadOf<"message.rated">;
 
 /** Every event kind with its payload. */
 export type ParleyEventMap = {
@@ -67,6 +83,7 @@ export type ParleyEventMap = {
   "message.sent": MessageSentData;
   "conversation.takeover_started": TakeoverChangedData;
   "conversation.takeover_ended": TakeoverChangedData;
+  "message.rated": MessageRatedData;
 };
 
 /** One of the event kinds. */
@@ -79,6 +96,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   "message.sent",
   "conversation.takeover_started",
   "conversation.takeover_ended",
+  "message.rated",
 ];
 
 /**

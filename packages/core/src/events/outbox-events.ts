@@ -75,6 +75,27 @@ export function takeoverChanged(id: string, ownerId: string, conversation: Conve
   };
 }
 
+/** The `message.rated` event of a model reply's (new) rating. */
+export function messageRated(id: string, ownerId: string, conversation: Conversation, message: Message): OutboxEvent {
+  const feedback = message.feedback!;
+  return {
+    id,
+    type: "message.rated",
+    userId: ownerId,
+    chatbotId: conversation.chatbotId,
+    createdAt: feedback.createdAt,
+    data: {
+      message_id: message.id,
+      conversation_id: conversation.id,
+      chatbot_id: conversation.chatbotId,
+      session_id: conversation.sessionId,
+      rating: feedback.rating,
+      comment: feedback.comment,
+      at: formatTimestamp(feedback.createdAt),
+    },
+  };
+}
+
 /** Tells in-process subscribers of events that are already committed to the outbox. */
 export function publish(bus: EventBus, events: OutboxEvent[]): void {
   for (const event of events) {

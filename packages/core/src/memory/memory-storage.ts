@@ -172,6 +172,7 @@ export function createMemoryStorage(): Storage {
         agentName: null,
         createdAt: input.at,
         sources: [],
+        feedback: null,
       };
       const earlier = messagesOf(conversation.id);
       const history = earlier.slice(Math.max(0, earlier.length - input.historyLimit));
@@ -205,6 +206,7 @@ export function createMemoryStorage(): Storage {
         agentName: input.author === "agent" ? (input.agentName ?? null) : null,
         createdAt: input.at,
         sources: (input.sources ?? []).map((source) => ({ ...source })),
+        feedback: null,
       };
       const conversation: Conversation = {
         ...stored,
@@ -218,6 +220,29 @@ export function createMemoryStorage(): Storage {
       messages.push(message);
       outbox.push(...events.map(copy));
       return { message: copy(message), events: events.map(copy) };
+    },
+    async rateMessage(input) {
+      const conversation = conversationsByKey.get(conversationKey(input.chatbotId, input.sessionId));
+      const message = conversation && messages.find((each) => each.id === input.messageId && each.conversationId === conversation.id);
+      if (!conversation || !message || message.role !== "assistant" || message.author !== "model") return null;
+      const rated: Message = { ...copy(message), feedback: { rating: input.rating, comment: input.comment, createdAt: input.at } };
+      const events = input.events({ conversation: copy(conversation), message: copy(rated) });
+      message.feedback = copy(rated.feedback);
+      outbox.push(...events.map(copy));
+      return { message: rated, events: events.map(copy) };
+    },
+    async countFeedback(userId, { from, to }) {
+      const counts = new Map<string, { up: number; down: number }>();
+      for (const message of messages) {
+        const feedback = message.feedback;
+        if (!feedback || feedback.createdAt < from || feedback.createdAt >= to) continue;
+        const chatbotId = conversations.get(message.conversationId)!.chatbotId;
+        if (chatbots.get(chatbotId)?.ownerId !== userId) continue;
+        const count = counts.get(chatbotId) ?? { up: 0, down: 0 };
+        count[feedback.rating] += 1;
+        counts.set(chatbotId, count);
+      }
+      return [...counts].map(([chatbotId, count]) => ({ chatbotId, ...count })).sort((a, b) => (a.chatbotId < b.chatbotId ? -1 : 1));
     },
     async markNeedsAttention(conversationId, at) {
       const conversation = conversations.get(conversationId);

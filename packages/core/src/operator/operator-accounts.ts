@@ -82,7 +82,10 @@ export async function getUsage(dependencies: Dependencies, caller: Caller) {
   const used = await dependencies.storage.getMonthlyUsage(caller.user.id, month);
   const from = Date.parse(`${month}-01T00:00:00Z`) * 1000;
   const resetsAt = startOfNextMonth(now);
-  const breakdown = await dependencies.storage.getUsageBreakdown(caller.user.id, { from, to: resetsAt });
+  const [breakdown, feedback] = await Promise.all([
+    dependencies.storage.getUsageBreakdown(caller.user.id, { from, to: resetsAt }),
+    dependencies.storage.countFeedback(caller.user.id, { from, to: resetsAt }),
+  ]);
   return {
     plan: plan.name,
     limit,
@@ -92,5 +95,6 @@ export async function getUsage(dependencies: Dependencies, caller: Caller) {
     resets_at: formatTimestamp(resetsAt),
     by_chatbot: breakdown.byChatbot.map(({ chatbotId, messages }) => ({ chatbot_id: chatbotId, messages })),
     by_day: breakdown.byDay,
+    feedback_by_chatbot: feedback.map(({ chatbotId, up, down }) => ({ chatbot_id: chatbotId, up, down })),
   };
 }

@@ -6,6 +6,7 @@ import type { ApiKey } from "../domain/user.js";
 import type { WebhookDelivery, WebhookSubscription } from "../domain/webhook.js";
 import { toChatbotDetail } from "../chatbots/chatbot-views.js";
 import { formatTimestamp } from "../support/time.js";
+import { toFeedbackView } from "../widget/rate-reply.js";
 
 const time = (micros: number | null) => (micros === null ? null : formatTimestamp(micros));
 
@@ -51,6 +52,7 @@ export function toMessageView(message: Message) {
     content: message.content,
     created_at: formatTimestamp(message.createdAt),
     sources: message.sources.map(toSourceView),
+    feedback: toFeedbackView(message.feedback),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Chatbot, NewChatbot } from "../domain/chatbot.js";
 import type { Conversation, ConversationEvent, ConversationSummary, Message } from "../domain/conversation.js";
 import type { MarkConversationRead } from "./storage-agents.js";
+import type { FeedbackCount, RateMessage } from "./storage-feedback.js";
 import type { ChatState, ReadChatState } from "./chat-state.js";
 import type { OutboxEvent } from "../domain/events.js";
 import type { Ingestion } from "../domain/ingestion.js";
@@ -157,6 +158,17 @@ export interface Storage {
    * as one step: the conversation's activity, count and `needsAttention` change with it.
    */
   appendAssistantMessage(input: AppendAssistantMessage): Promise<{ message: Message; events: OutboxEvent[] }>;
+  /**
+   * Rates a model reply of the conversation of (chatbot, session), replacing an earlier rating,
+   * and writes the step's outbox events, as one step; the conversation's activity does not change.
+   * Null, and nothing written, when the message is not a model reply of that conversation.
+   */
+  rateMessage(input: RateMessage): Promise<{ message: Message; events: OutboxEvent[] } | null>;
+  /**
+   * Per chatbot of the owner (ascending id; only those with any), the model replies whose
+   * current rating was given from `from` (inclusive) to `to` (exclusive), up and down.
+   */
+  countFeedback(userId: string, range: { from: number; to: number }): Promise<FeedbackCount[]>;
   /** Marks a conversation as needing an agent, reason `provider_failed` (the provider failed on its latest message). */
   markNeedsAttention(conversationId: string, at: number): Promise<void>;
 

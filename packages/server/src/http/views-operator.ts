@@ -1,4 +1,4 @@
-import { API_KEY_SCOPES, DELIVERY_STATUSES, DEFAULT_WIDGET_SETTINGS, EVENT_TYPES, WIDGET_LIMITS, WIDGET_POSITIONS } from "@parley/core";
+import { API_KEY_SCOPES, DELIVERY_STATUSES, DEFAULT_WIDGET_SETTINGS, EVENT_TYPES, FEEDBACK_RATINGS, MAX_FEEDBACK_COMMENT_CHARS, WIDGET_LIMITS, WIDGET_POSITIONS } from "@parley/core";
 import { chatbotDetailSchema, count, nullable, record, timestamp, uuid } from "./views-chat.js";
 
 // The JSON Schemas of what the operator API answers (docs/design.md §9), field for field the
@@ -77,6 +77,16 @@ export const messageSourceSchema = record(
   "A document the reply's context came from.",
 );
 
+/** A visitor's rating of a model reply (docs/design.md §14). */
+export const messageFeedbackSchema = record(
+  {
+    rating: { type: "string", enum: [...FEEDBACK_RATINGS] },
+    comment: { ...nullable({ type: "string", maxLength: MAX_FEEDBACK_COMMENT_CHARS } as const), description: `The visitor's words, at most ${MAX_FEEDBACK_COMMENT_CHARS} characters; null when none.` },
+    created_at: { ...timestamp, description: "When it was rated (the latest rating)." },
+  },
+  "A visitor's rating of a model reply.",
+);
+
 /** A message of a conversation. */
 export const messageSchema = record({
   id: uuid,
@@ -88,6 +98,10 @@ export const messageSchema = record({
     type: "array",
     items: messageSourceSchema,
     description: "For a model reply: the documents its context came from, in the order the prompt used them, each once. `[]` when no context was used, and for every other message.",
+  },
+  feedback: {
+    ...nullable(messageFeedbackSchema),
+    description: "A model reply's rating by the visitor (the latest; rating again replaces it); null until rated, and for every other message.",
   },
 });
 
@@ -218,6 +232,11 @@ const usageSchema = record({
   resets_at: timestamp,
   by_chatbot: { type: "array", items: record({ chatbot_id: uuid, messages: count }) },
   by_day: { type: "array", items: record({ date: { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}$" }, messages: count }) },
+  feedback_by_chatbot: {
+    type: "array",
+    items: record({ chatbot_id: uuid, up: count, down: count }),
+    description: "Per chatbot (ascending id; only those with any), the model replies rated this month, by their latest rating.",
+  },
 });
 
 /** The session messages route's answer (docs/design.md §10). */
