@@ -130,7 +130,7 @@ describe.skipIf(skipWithoutChromium("the console's Widget section in Chromium"))
     expect(await section().getByLabel("Allowed origins").inputValue()).toBe("https://shop.example\nhttp://127.0.0.1:5173");
     expect(await section().getByLabel("Title").inputValue()).toBe("Kettlebird help");
     expect(await section().getByLabel("Welcome message").inputValue()).toBe("Hello! Ask me about your kettle.");
-    expect(await section().getByLabel(/^Starter question \d$/).evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value))).toEqual([
+    expect(await section().getByLabel(/^Starter question \d$/).evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value))).toEqual([
       "How long is the warranty?",
       "How do I descale it?",
       "",
