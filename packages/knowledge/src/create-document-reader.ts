@@ -129,22 +129,34 @@ interface PooledWorker {
 }
 
 /**
+ * On Linux a thread has its own nice value, and a thread it starts inherits it. A worker lowers
+ * its own (found through /proc/thread-self) to 19 as its first statement, before it loads
+ * anything: loading the parsers, and from the TypeScript sources the module-hooks thread tsx's
+ * `register()` starts, then run at nice 19 too, yielding the CPU to the server's event loop.
+ * Elsewhere, or when not allowed, the worker keeps the process's priority; the limits still
+ * bound the document.
+ */
+const LOWER_PRIORITY = `try {
+  const threadId = Number(require("node:fs").readlinkSync("/proc/thread-self").split("/").pop());
+  if (Number.isSafeInteger(threadId) && threadId > 0) require("node:os").setPriority(threadId, 19);
+} catch {}`;
+
+/**
  * A worker on `read-document-worker`: the built `.js` beside this module in `dist`, or, when
  * this module runs from its TypeScript sources (tests, `--conditions=source`), the `.ts` entry
  * loaded through tsx, which the worker registers for itself (a worker does not share its
- * parent's module hooks, and Vitest's transform is not a Node loader).
+ * parent's module hooks, and Vitest's transform is not a Node loader). Either way a small
+ * bootstrap lowers the thread's priority first, then imports the entry.
  */
 function startWorker(resourceLimits: { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number; stackSizeMb: number }): PooledWorker {
   const fromSources = import.meta.url.endsWith(".ts");
   const entry = new URL(`./read-document-worker.${fromSources ? "ts" : "js"}`, import.meta.url);
-  const workerOptions = { resourceLimits, execArgv: [], stdout: false, stderr: false };
-  let worker: Worker;
-  if (!fromSources) worker = new Worker(entry, workerOptions);
-  else {
+  let load = `import(${JSON.stringify(entry.href)})`;
+  if (fromSources) {
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs")).href;
-    const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
-    worker = new Worker(bootstrap, { ...workerOptions, eval: true });
+    load = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return ${load}; })`;
   }
+  const worker = new Worker(`${LOWER_PRIORITY}\n${load};`, { resourceLimits, execArgv: [], stdout: false, stderr: false, eval: true });
   // Its first message says it has loaded; failing to start shows as "error" / "exit" to the reader.
   const ready = new Promise<void>((resolve, reject) => {
     worker.once("message", () => resolve());

@@ -1,7 +1,6 @@
 // The entry of a document-reading worker thread (see `createDocumentReader`): it reads one
-// document per message and answers with the document or a per-document error detail.
-import { readlinkSync } from "node:fs";
-import { setPriority } from "node:os";
+// document per message and answers with the document or a per-document error detail. The
+// bootstrap that imports it has already lowered the thread's priority.
 import { parentPort } from "node:worker_threads";
 import { DocumentError } from "./document-error.js";
 import { readDocument, type DocumentBytes } from "./read-document.js";
@@ -14,7 +13,6 @@ export interface WorkerRequest {
   limits: ReadLimits;
 }
 
-lowerThreadPriority();
 // Loaded: the reader starts a document's deadline from here, so start-up is not counted against it.
 parentPort!.postMessage({ ready: true });
 parentPort!.on("message", (request: WorkerRequest) => {
@@ -30,18 +28,4 @@ function detailOf(error: unknown): string {
   // Deeply nested markup overflows a recursive parser's stack.
   if (error instanceof RangeError) return TOO_COMPLEX;
   return UNREADABLE;
-}
-
-/**
- * On Linux a thread has its own nice value: this one (found through /proc/thread-self) yields
- * the CPU to the server's event loop, so parsing on a busy machine slows documents, not requests.
- * Elsewhere the worker keeps the process's priority.
- */
-function lowerThreadPriority(): void {
-  try {
-    const threadId = Number(readlinkSync("/proc/thread-self").split("/").pop());
-    if (Number.isSafeInteger(threadId) && threadId > 0) setPriority(threadId, 19);
-  } catch {
-    // Not Linux, or not allowed: the limits still bound the document.
-  }
 }

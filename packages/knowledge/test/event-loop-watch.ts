@@ -14,6 +14,13 @@ export interface EventLoopReport {
    * the CPU. Equals the raw delay where /proc is not available.
    */
   maxBusyMs: number;
+  /**
+   * The tick that came latest in the watch (from /proc/thread-self/schedstat on Linux, null elsewhere):
+   * how late it was, and within it the main thread's CPU time, its wait on a run queue (runnable,
+   * kept off the CPU by other threads) and the rest, when it was blocked (asleep on a lock, a
+   * page fault, I/O), in ms.
+   */
+  worstTick: { lateMs: number; cpuMs: number; runQueueMs: number; blockedMs: number } | null;
 }
 
 const TICK_MS = 10;
@@ -37,9 +44,21 @@ export function watchEventLoop(): { stop(): EventLoopReport } {
       return null;
     }
   };
+  // CPU time and run-queue wait in ns, finer than the clock ticks of /proc/<pid>/stat.
+  const schedPath = `/proc/self/task/${process.pid}/schedstat`;
+  const sched = (): [number, number] | null => {
+    try {
+      const [cpu, wait] = readFileSync(schedPath, "utf8").split(" ").map(Number);
+      return [cpu! / 1e6, wait! / 1e6];
+    } catch {
+      return null;
+    }
+  };
   let last = performance.now();
   let lastCpu = cpuMs();
+  let lastSched = sched();
   let maxBusyMs = 0;
+  let worstTick: EventLoopReport["worstTick"] = null;
   const ticker = setInterval(() => {
     const now = performance.now();
     const cpu = cpuMs();
@@ -47,14 +66,21 @@ export function watchEventLoop(): { stop(): EventLoopReport } {
     // The clock tick is 10 ms: a busy stretch is known to within one tick either side.
     const busy = cpu === null || lastCpu === null ? late : Math.min(late, Math.max(0, cpu - lastCpu - TICK_MS));
     maxBusyMs = Math.max(maxBusyMs, busy);
+    const stat = sched();
+    if (stat && lastSched && late > (worstTick?.lateMs ?? -1)) {
+      const tick = now - last;
+      const [cpuMs, runQueueMs] = [stat[0] - lastSched[0], stat[1] - lastSched[1]];
+      worstTick = { lateMs: late, cpuMs, runQueueMs, blockedMs: Math.max(0, tick - cpuMs - runQueueMs) };
+    }
     last = now;
     lastCpu = cpu;
+    lastSched = stat;
   }, TICK_MS);
   return {
     stop() {
       clearInterval(ticker);
       histogram.disable();
-      return { maxDelayMs: histogram.max / 1e6, p99DelayMs: histogram.percentile(99) / 1e6, maxBusyMs };
+      return { maxDelayMs: histogram.max / 1e6, p99DelayMs: histogram.percentile(99) / 1e6, maxBusyMs, worstTick };
     },
   };
 }

@@ -2,20 +2,55 @@
 // with the reviewer's inputs. The server runs in a child process that watches its own event
 // loop (worst raw delay, 99th percentile, longest busy stretch of the main thread) and samples
 // its RSS (worker threads included) every 20 ms; the parent probes /healthz every 25 ms and
-// drives each replay, then prints one line per replay and the machine it ran on.
+// drives each replay, then prints one line per replay and the machine it ran on. On Linux each
+// line also splits the latest tick into the main thread's CPU, run-queue wait and blocked time
+// (schedstat), and sums the server's per-thread CPU by priority. `--only WORDS` runs the
+// replays whose name holds WORDS.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { watchEventLoop } from "@parley/knowledge/testing";
+import { watchEventLoop, type EventLoopReport } from "@parley/knowledge/testing";
 import { deeplyNestedHtml, manyPagePdf, poisonHtml, zipBombDocx } from "@parley/knowledge/testing";
 import { loadConfig } from "../src/runtime/config.js";
 import { openParley } from "../src/runtime/open-parley.js";
 import { startServer } from "../src/runtime/serve.js";
 
 type Tenant = { adminKey: string; chatKey: string; bot: string };
-type Stats = { maxDelayMs: number; p99DelayMs: number; maxBusyMs: number; peakRssMiB: number };
+type Stats = EventLoopReport & { peakRssMiB: number; threads: ThreadCpu };
+/** CPU time (ms) of this process's threads: the main thread, the others at the default priority (V8's GC helpers, libuv's pool), and the lowered ones (document readers). */
+type ThreadCpu = { main: number; others: number; lowered: number };
+
+/** Per-thread CPU time so far, in ms, and each thread's nice value (Linux; empty elsewhere). */
+function threadTimes(): Map<string, { cpu: number; nice: number }> {
+  const times = new Map<string, { cpu: number; nice: number }>();
+  try {
+    for (const task of readdirSync("/proc/self/task")) {
+      try {
+        const cpu = Number(readFileSync(`/proc/self/task/${task}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+        const nice = Number(readFileSync(`/proc/self/task/${task}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
+        times.set(task, { cpu, nice });
+      } catch {
+        // The thread ended meanwhile.
+      }
+    }
+  } catch {
+    // Not Linux.
+  }
+  return times;
+}
+
+function threadCpuSince(before: Map<string, { cpu: number; nice: number }>): ThreadCpu {
+  const sums = { main: 0, others: 0, lowered: 0 };
+  for (const [task, now] of threadTimes()) {
+    const spent = now.cpu - (before.get(task)?.cpu ?? 0);
+    if (task === String(process.pid)) sums.main += spent;
+    else if (now.nice > 0) sums.lowered += spent;
+    else sums.others += spent;
+  }
+  return sums;
+}
 
 /** In the child: the server, its tenants, and the measurements the parent asks for. */
 async function serveAndWatch(): Promise<void> {
@@ -33,16 +68,18 @@ async function serveAndWatch(): Promise<void> {
   const running = await startServer({ runtime, port: 0, host: "127.0.0.1", log: () => {} });
   runtime.ingestions.start();
   let watch = watchEventLoop();
+  let threadsBefore = threadTimes();
   let peakRss = 0;
   setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 20).unref();
   process.on("message", (message: string) => {
     if (message === "reset") {
       watch.stop();
       watch = watchEventLoop();
+      threadsBefore = threadTimes();
       peakRss = process.memoryUsage.rss();
       process.send!({ reset: true });
     } else if (message === "report") {
-      process.send!({ stats: { ...watch.stop(), peakRssMiB: peakRss / 2 ** 20 } });
+      process.send!({ stats: { ...watch.stop(), peakRssMiB: peakRss / 2 ** 20, threads: threadCpuSince(threadsBefore) } });
       watch = watchEventLoop();
     } else if (message === "stop") {
       void running.stop().then(() => process.exit(0));
@@ -88,8 +125,13 @@ async function main(): Promise<void> {
     }
   };
   const rows: string[] = [];
+  const split = (tick: EventLoopReport["worstTick"]) =>
+    tick ? `${tick.lateMs.toFixed(0)} ≈ ${tick.cpuMs.toFixed(0)} + ${tick.runQueueMs.toFixed(0)} + ${tick.blockedMs.toFixed(0)} ms` : "–";
+  // --only WORDS runs the replays whose name holds WORDS.
+  const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
   /** Runs one replay with /healthz probed every 25 ms and another tenant's small document added at its start. */
   const replay = async (name: string, run: () => Promise<string>) => {
+    if (only && !name.includes(only)) return;
     await ask(child, "reset", "reset");
     let probing = true;
     let worstHealthMs = 0;
@@ -113,7 +155,7 @@ async function main(): Promise<void> {
     probing = false;
     await probe;
     const stats = await ask<Stats>(child, "report", "stats");
-    const line = `| ${name} | ${outcome} | ${worstHealthMs.toFixed(0)} ms (${probes} probes) | ${stats.maxDelayMs.toFixed(0)} / ${stats.p99DelayMs.toFixed(0)} / ${stats.maxBusyMs.toFixed(0)} ms | ${stats.peakRssMiB.toFixed(0)} MiB | ${otherMs.toFixed(0)} ms |`;
+    const line = `| ${name} | ${outcome} | ${worstHealthMs.toFixed(0)} ms (${probes} probes) | ${stats.maxDelayMs.toFixed(0)} / ${stats.p99DelayMs.toFixed(0)} / ${stats.maxBusyMs.toFixed(0)} ms | ${split(stats.worstTick)} | ${stats.threads.main.toFixed(0)} / ${stats.threads.others.toFixed(0)} / ${stats.threads.lowered.toFixed(0)} ms | ${stats.peakRssMiB.toFixed(0)} MiB | ${otherMs.toFixed(0)} ms |`;
     rows.push(line);
     process.stdout.write(`${line}\n`);
   };
@@ -124,7 +166,7 @@ async function main(): Promise<void> {
     return `${state.status}; ${state.errors.map((error) => `${error.source}: ${error.detail}`).join("; ") || "no error"}`;
   };
 
-  process.stdout.write("| replay | outcome | worst /healthz | loop delay max / p99 / busy | peak RSS | other tenant's document done after |\n|---|---|---|---|---|---|\n");
+  process.stdout.write("| replay | outcome | worst /healthz | loop delay max / p99 / busy | latest tick: late = cpu + run queue + blocked | server CPU: main / other threads / lowered (readers) | peak RSS | other tenant's document done after |\n|---|---|---|---|---|---|---|---|\n");
   await replay("poison HTML (30,000 unclosed `<div><span><b><i>`, 510 KB)", hostileUpload([["poison.html", poisonHtml()]]));
   await replay("DOCX, headers patched to 1,000 bytes, 380 MiB inside (368 KB)", hostileUpload([["bomb.docx", zipBombDocx(380 * 2 ** 20)]]));
   await replay("DOCX, headers patched, 1.69 GiB inside (1.6 MB)", hostileUpload([["bomb.docx", zipBombDocx(1730 * 2 ** 20)]]));
