@@ -4,17 +4,7 @@ import { authorLabel, formatTime } from "../ui/format.js";
 import { COLLAPSE_AFTER_CHARS } from "./timeline.js";
 
 /** A visitor's rating of a model reply (docs/design.md §14). */
-export interface Feedback {
-  rating: "up" | "down";
-  comment: string | null;
-  created_at?: string;
-}
-
-/** The visitor's rating of a message, or null when there is none. */
-export function feedbackOf(message: Message): Feedback | null {
-  const feedback = (message as Message & { feedback?: Feedback | null }).feedback;
-  return feedback && (feedback.rating === "up" || feedback.rating === "down") ? feedback : null;
-}
+type Feedback = NonNullable<Message["feedback"]>;
 
 /** A source's address when it is a web page (http or https only: nothing else becomes a link). */
 export function webAddressOf(source: string): string | null {
@@ -66,7 +56,7 @@ export function MessageItem({ message }: { message: Message }) {
   const long = characters.length > COLLAPSE_AFTER_CHARS;
   const text = long && !expanded ? `${characters.slice(0, COLLAPSE_AFTER_CHARS).join("")}…` : message.content;
   const sources = message.sources ?? [];
-  const feedback = feedbackOf(message);
+  const feedback = message.feedback;
   return (
     <li class={`message ${message.author}`}>
       <span class="meta">
