@@ -8,7 +8,7 @@ import { openStream, startWidgetServer, type WidgetServer } from "./widget-test-
 
 let server: WidgetServer;
 beforeAll(async () => {
-  server = await startWidgetServer({ PARLEY_WIDGET_SESSIONS_PER_HOUR: "2", PARLEY_WIDGET_MESSAGES_PER_MINUTE: "5" });
+  server = await startWidgetServer({ PARLEY_WIDGET_SESSIONS_PER_HOUR: "2", PARLEY_WIDGET_MESSAGES_PER_MINUTE: "6" });
 });
 afterAll(async () => {
   await server?.close();
@@ -48,17 +48,21 @@ describe("docs/openapi.json and the widget's routes", () => {
     expect((await check("POST", "/v1/widget/{chatbot_id}/messages", `${bot}/messages`, { token, body: { message: "Paused?" } })).status).toBe(403);
     await runtime.parley.admin.resumeChatbot(alice.botId);
     expect((await check("POST", "/v1/widget/{chatbot_id}/messages", `${bot}/messages`, { token, body: { message: "Third" } })).status).toBe(200);
+    // The two streams (the 6th message is the streamed one): their head carries the documented headers.
+    for (const [method, path, body] of [
+      ["GET", `${bot}/events`, undefined],
+      ["POST", `${bot}/messages`, { message: "Streamed, please." }],
+    ] as const) {
+      const stream = await openStream(`${url}${path}`, { method, token, body, headers });
+      expect(stream.status).toBe(200);
+      expect(stream.headers["access-control-allow-origin"]).toBe(ORIGIN);
+      expect(stream.headers.vary).toBe("Origin");
+      expect(stream.headers["x-request-id"]).toBeDefined();
+      stream.drop();
+    }
     expect((await check("POST", "/v1/widget/{chatbot_id}/messages", `${bot}/messages`, { token, body: { message: "Fourth" } })).status).toBe(429);
     const listed = await check("GET", "/v1/widget/{chatbot_id}/messages", `${bot}/messages`, { token });
     expect(listed.json.data.length).toBeGreaterThanOrEqual(4);
     expect((await check("GET", "/v1/widget/{chatbot_id}/messages", `${bot}/messages?after=${UNKNOWN_ID}`, { token })).status).toBe(422);
-    // The two streams: their head carries the documented headers.
-    for (const [method, path, body] of [["GET", `${bot}/events`, undefined]] as const) {
-      const stream = await openStream(`${url}${path}`, { method, token, body, headers });
-      expect(stream.status).toBe(200);
-      expect(stream.headers["access-control-allow-origin"]).toBe(ORIGIN);
-      expect(stream.headers["x-request-id"]).toBeDefined();
-      stream.drop();
-    }
   });
 });

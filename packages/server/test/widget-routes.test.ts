@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { createVisitorTokens, VISITOR_TOKEN_TTL_MICROS } from "@parley/core";
 import { replyWith, streamWith } from "@parley/providers/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -96,9 +97,13 @@ describe("sessions and tokens", () => {
     const again = await api(alice.adminKey, "POST", `/v1/admin/chatbots/${alice.botId}/widget-secret`);
     expect(await visit("POST", path, { body: { user_id: "42", user_hash: hash("42") } })).toMatchObject({ status: 403, json: IDENTITY });
     expect(await newSession(alice.botId, { user_id: "42", user_hash: hash("42", again.json.secret as string) })).toMatchObject({ session_id: "user-42" });
-    // identity_required: an anonymous visitor may not start a session.
+    // identity_required: an anonymous visitor may not start a session, nor chat in one started before.
+    const earlier = await newSession(alice.botId);
     await enableWidget(alice, { identity_required: true });
     expect(await visit("POST", path, { body: {} })).toMatchObject({ status: 403, json: IDENTITY });
+    expect(await visit("POST", `/v1/widget/${alice.botId}/messages`, { token: earlier.token, body: { message: "Hi" } })).toMatchObject({ status: 403, json: IDENTITY });
+    const verified = await newSession(alice.botId, { user_id: "42", user_hash: hash("42", again.json.secret as string) });
+    expect((await visit("POST", `/v1/widget/${alice.botId}/messages`, { token: verified.token, body: { message: "Hi" } })).status).toBe(200);
     expect((await visit("GET", `/v1/widget/${alice.botId}`)).json.identity_required).toBe(true);
     await enableWidget(alice, { identity_required: false });
     expect(await visit("POST", path, { body: { user_id: "u".repeat(129) } })).toMatchObject({ status: 422, json: { detail: "user_id: must be at most 128 characters" } });
@@ -233,10 +238,19 @@ describe("a streamed reply", () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     context.openai.chat.enqueue(streamWith(["The reply", gate, " goes on without you."]));
+    // The server's side of the stream: the model is let go on only once the server has seen the visitor leave.
+    const serverClosed = new Promise<void>((resolve) => {
+      const watch = (request: IncomingMessage, response: ServerResponse) => {
+        if (request.method !== "POST" || request.headers.accept !== "text/event-stream") return;
+        server.running.server.off("request", watch);
+        response.once("close", () => resolve());
+      };
+      server.running.server.on("request", watch);
+    });
     const stream = await openStream(`${url}/v1/widget/${alice.botId}/messages`, { token, body: { message: "Tell me something." } });
     await stream.next((event) => event.event === "delta");
     stream.drop();
-    await stream.ended;
+    await serverClosed;
     release();
     await runtime.parley.whenRepliesSettled();
     const history = (await visit("GET", `/v1/widget/${alice.botId}/messages`, { token })).json.data;
@@ -296,5 +310,28 @@ describe("the session's events", () => {
     // The agent's reply is in the session's messages, with its name.
     const listed = (await visit("GET", `/v1/widget/${alice.botId}/messages`, { token: mine.token })).json.data;
     expect(listed.at(-1)).toMatchObject({ author: "agent", agent_name: "operator", content: "Hi, I am Dana." });
+  });
+
+  it("are at most 5 per session at once: the 6th is 429, and closing one makes room", async () => {
+    const { alice, enableWidget, newSession, url } = server;
+    await enableWidget(alice);
+    const { token } = await newSession(alice.botId);
+    const open = await Promise.all(Array.from({ length: 5 }, () => openStream(`${url}/v1/widget/${alice.botId}/events`, { token })));
+    expect(open.map((stream) => stream.status)).toEqual([200, 200, 200, 200, 200]);
+    const sixth = await openStream(`${url}/v1/widget/${alice.botId}/events`, { token });
+    expect(sixth.status).toBe(429);
+    await sixth.ended;
+    expect(JSON.parse(sixth.body)).toEqual({ detail: "Too many event streams open for this visitor session: at most 5 at once. Close one before opening another." });
+    // Another session is counted apart.
+    const other = await openStream(`${url}/v1/widget/${alice.botId}/events`, { token: (await newSession(alice.botId)).token });
+    expect(other.status).toBe(200);
+    other.drop();
+    open[0]!.drop();
+    await expect.poll(async () => {
+      const again = await openStream(`${url}/v1/widget/${alice.botId}/events`, { token });
+      again.drop();
+      return again.status;
+    }).toBe(200);
+    for (const stream of open) stream.drop();
   });
 });

@@ -627,7 +627,7 @@ export interface paths {
         put?: never;
         /**
          * Rate a reply
-         * @description Rates a model reply of the token's session (any other message is 404); rating again replaces the rating. Fires `message.rated`.
+         * @description Rates a model reply of the token's session (a visitor's message, an agent's reply, another session's message or an unknown id is 404); rating again replaces the rating, and the message views show it as `feedback`. Fires `message.rated`.
          */
         post: operations["rateVisitorReply"];
         delete?: never;
@@ -759,7 +759,8 @@ export interface components {
         FeedbackRequest: {
             /** @enum {string} */
             rating: "up" | "down";
-            comment?: string;
+            /** @description The visitor's words, trimmed; empty or null for none. */
+            comment?: string | null;
         };
         ChatResponse: {
             /** @description The chatbot's reply; empty while a human agent has taken over. */
@@ -4017,7 +4018,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["VisitorUnauthorized"];
-            /** @description The chatbot is paused by its owner (nothing stored or counted), or the page's origin is not allowed. */
+            /** @description The chatbot is paused by its owner (nothing stored or counted); the widget requires a verified identity and the session is anonymous; or the page's origin is not allowed. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -10,6 +10,7 @@ import { toMessageView } from "../operator/views.js";
 import { isUuid } from "../support/ids.js";
 import type { VisitorTokens } from "./visitor-tokens.js";
 import { findWidgetChatbot } from "./widget-chatbot.js";
+import { rateReply } from "./rate-reply.js";
 import { verifyWidgetUserHash, widgetSecretOf } from "./widget-secrets.js";
 
 // The visitor's side of the chat widget (docs/design.md §14): the public appearance, sessions
@@ -118,13 +119,15 @@ export function createVisitorDesk(dependencies: Dependencies, options: VisitorOp
     },
 
     /** The visitor's message as a chat of the owner with the session: the spec's whole pipeline. */
-    async send({ chatbot }: WidgetChatbot, sessionId: string, message: string) {
+    async send({ chatbot, widget }: WidgetChatbot, sessionId: string, message: string) {
+      requireIdentity(widget, sessionId);
       const result = await chat(dependencies, await ownerOf(chatbot), chatbot.id, { message, session_id: sessionId });
       return { message: toMessageView(result.message), reply: result.reply && toMessageView(result.reply) };
     },
 
     /** The same, streamed (`chatStream`): the reply is generated and stored even if the reader stops. */
-    async stream({ chatbot }: WidgetChatbot, sessionId: string, message: string, signal?: AbortSignal) {
+    async stream({ chatbot, widget }: WidgetChatbot, sessionId: string, message: string, signal?: AbortSignal) {
+      requireIdentity(widget, sessionId);
       return chatStream(dependencies, await ownerOf(chatbot), chatbot.id, { message, session_id: sessionId }, signal ? { signal } : {}, options.generations);
     },
 
@@ -138,6 +141,12 @@ export function createVisitorDesk(dependencies: Dependencies, options: VisitorOp
       return { data: found.map(toMessageView) };
     },
 
+    /**
+     * Rates a model reply of the session (`parley.rateReply`): `not_found` for any other message;
+     * rating again replaces the rating, and `message.rated` fires each time.
+     */
+    rate: async ({ chatbot }: WidgetChatbot, sessionId: string, messageId: string, input: unknown) => rateReply(dependencies, chatbot.id, sessionId, messageId, input),
+
     /** The owner whose event feed carries the session's events. */
     ownerId: ({ chatbot }: WidgetChatbot) => chatbot.ownerId,
   };
@@ -145,3 +154,8 @@ export function createVisitorDesk(dependencies: Dependencies, options: VisitorOp
 
 /** The visitor operations' type. */
 export type VisitorDesk = ReturnType<typeof createVisitorDesk>;
+
+/** A widget that requires an identity refuses an anonymous session's messages, even one started before the owner asked for it. */
+function requireIdentity(widget: WidgetSettings, sessionId: string): void {
+  if (widget.identity_required && !sessionId.startsWith("user-")) throw forbidden(IDENTITY_NOT_VERIFIED);
+}

@@ -1,6 +1,6 @@
-import { chatbotPaused, IDENTITY_NOT_VERIFIED, isParleyError, MAX_MESSAGE_CHARS, MAX_USER_ID_CHARS, toMessageView, type ChatStreamEvent } from "@parley/core";
+import { chatbotPaused, FEEDBACK_RATINGS, IDENTITY_NOT_VERIFIED, MAX_FEEDBACK_COMMENT_CHARS, isParleyError, MAX_MESSAGE_CHARS, MAX_USER_ID_CHARS, toMessageView, type ChatStreamEvent } from "@parley/core";
 import type { ServerResponse } from "node:http";
-import { defineEndpoint, created, ok, visitor, type Tag } from "../endpoint.js";
+import { defineEndpoint, created, noContent, ok, visitor, type Tag } from "../endpoint.js";
 import { HEARTBEAT_MS } from "../event-stream.js";
 import { HttpError, statusForCode } from "../http-error.js";
 import { details } from "../openapi-components.js";
@@ -18,6 +18,7 @@ const WIDGET: Tag = {
 };
 
 const paused = chatbotPaused().detail;
+const nullableString = { type: ["string", "null"] } as const;
 const sampleMessage = {
   id: "8c1d2f4a-3b5e-4f6a-9b7c-0d1e2f3a4b5c",
   author: "user",
@@ -158,9 +159,10 @@ export const sendVisitorMessage = defineEndpoint({
       examples: { takeover: { summary: "Human takeover", value: { message: sampleMessage, reply: null } } },
     },
     403: {
-      description: "The chatbot is paused by its owner (nothing stored or counted), or the page's origin is not allowed.",
+      description: "The chatbot is paused by its owner (nothing stored or counted); the widget requires a verified identity and the session is anonymous; or the page's origin is not allowed.",
       refusals: [
         ["paused", "Paused chatbot", paused],
+        ["identity", "An anonymous session on a widget that requires an identity", IDENTITY_NOT_VERIFIED],
         ["origin", "A website the owner has not allowed", details.originRefused],
       ],
     },
@@ -263,7 +265,8 @@ export const rateVisitorReply = defineEndpoint({
   path: "/v1/widget/{chatbot_id}/messages/{message_id}/feedback",
   operationId: "rateVisitorReply",
   summary: "Rate a reply",
-  description: "Rates a model reply of the token's session (any other message is 404); rating again replaces the rating. Fires `message.rated`.",
+  description:
+    "Rates a model reply of the token's session (a visitor's message, an agent's reply, another session's message or an unknown id is 404); rating again replaces the rating, and the message views show it as `feedback`. Fires `message.rated`.",
   tag: WIDGET,
   access: visitor({ session: true }),
   body: {
@@ -271,14 +274,18 @@ export const rateVisitorReply = defineEndpoint({
     schema: {
       type: "object",
       required: ["rating"],
-      properties: { rating: { type: "string", enum: ["up", "down"] }, comment: { type: "string", maxLength: 1000 } },
+      properties: {
+        rating: { type: "string", enum: [...FEEDBACK_RATINGS] },
+        comment: { ...nullableString, maxLength: MAX_FEEDBACK_COMMENT_CHARS, description: "The visitor's words, trimmed; empty or null for none." },
+      },
     },
     examples: { up: { summary: "Helpful", value: { rating: "up" } }, down: { summary: "Not helpful, with a comment", value: { rating: "down", comment: "It did not answer my question." } } },
   },
   success: { status: 204, description: "Rated." },
   notFound: [["messageNotFound", "Not a model reply of this session", "Message not found."]],
   invalid: [["badRating", "`rating` neither up nor down", { refused: { rating: "meh" } }]],
-  handle: async () => {
-    throw new HttpError(404, "Message not found.");
+  async handle({ parley, caller, params, body }) {
+    await parley.widget.rate(caller.widget, caller.sessionId, params.message_id, body);
+    return noContent();
   },
 });
