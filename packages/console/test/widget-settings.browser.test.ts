@@ -250,6 +250,50 @@ describe.skipIf(skipWithoutChromium("the console's Widget section in Chromium"))
     await screenshot(page, "conversation-sources");
   });
 
+  it("shows the visitor's rating of a reply, with their comment, beside its sources", async () => {
+    const { url, chatbotId } = fixture.parley;
+    const widgetApi = async (path: string, token: string | null, body: unknown) => {
+      const response = await fetch(`${url}/v1/widget/${chatbotId}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, json: (text ? JSON.parse(text) : undefined) as unknown };
+    };
+    const session = await widgetApi("/sessions", null, {});
+    expect(session.status).toBe(201);
+    const { session_id: sessionId, token } = session.json as { session_id: string; token: string };
+    const asked = await widgetApi("/messages", token, { message: "How long is the warranty of the kettle?" });
+    expect(asked.status).toBe(200);
+    const reply = (asked.json as { reply: { id: string; sources: unknown[] } }).reply;
+    expect(reply.sources.length).toBeGreaterThan(0);
+    const list = (await api(url, fixture.parley.adminKey, "/v1/admin/conversations?limit=100")).json as { data: { id: string; session_id: string }[] };
+    const id = list.data.find((conversation) => conversation.session_id === sessionId)!.id;
+    await page.goto(`${url}/console/#/conversations/${id}`);
+    const replyItem = page.locator(".message.model");
+    await replyItem.getByRole("list", { name: "Sources:" }).waitFor();
+    expect(await replyItem.locator(".feedback").count()).toBe(0);
+
+    // The visitor rates it in the widget: the open conversation shows it live (message.rated).
+    expect((await widgetApi(`/messages/${reply.id}/feedback`, token, { rating: "down", comment: "It did not say <b>which</b> model." })).status).toBe(204);
+    const rated = replyItem.filter({ hasText: "Rated not helpful" });
+    await rated.waitFor();
+    // The comment is the visitor's text: shown as text, never as HTML.
+    await rated.getByText("It did not say <b>which</b> model.").waitFor();
+    expect(await rated.locator("b").count()).toBe(0);
+    expect(await rated.getByRole("list", { name: "Sources:" }).getByRole("listitem").count()).toBe(reply.sources.length);
+    await screenshot(page, "conversation-rated");
+
+    // Rating again replaces the rating, live too, and a reload shows the same.
+    expect((await widgetApi(`/messages/${reply.id}/feedback`, token, { rating: "up" })).status).toBe(204);
+    await replyItem.filter({ hasText: "Rated helpful" }).waitFor();
+    await page.reload();
+    await replyItem.filter({ hasText: "Rated helpful" }).waitFor();
+    expect(await page.getByText("Rated not helpful").count()).toBe(0);
+    expect(await page.getByText("It did not say").count()).toBe(0);
+  });
+
   it("loaded nothing from another origin and broke no CSP rule", () => {
     const origin = new URL(fixture.parley.url).origin;
     expect(fixture.browser.requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:"))).toEqual([]);

@@ -36,13 +36,29 @@ function SourceItem({ source }: { source: MessageSource }) {
   return <li>{named}</li>;
 }
 
+/**
+ * A thumb up or down, drawn (Material Icons' `thumb_up`, Apache-2.0) rather than an emoji, which
+ * a system without an emoji font shows as an empty box. Decorative: the words say the rating.
+ */
+function Thumb({ down }: { down: boolean }) {
+  return (
+    <svg class="thumb" viewBox="0 0 24 24" width="14" height="14" aria-hidden="true" focusable="false">
+      <path
+        transform={down ? "rotate(180 12 12)" : undefined}
+        fill="currentColor"
+        d="M1 21h4V9H1v12zm22-11c0-1.1-.9-2-2-2h-6.31l.95-4.57.03-.32c0-.41-.17-.79-.44-1.06L14.17 1 7.59 7.59C7.22 7.95 7 8.45 7 9v10c0 1.1.9 2 2 2h9c.83 0 1.54-.5 1.84-1.22l3.02-7.05c.09-.23.14-.47.14-.73v-2z"
+      />
+    </svg>
+  );
+}
+
 /** The visitor's rating: a thumb with its meaning in words for screen readers, and the comment. */
 function Rating({ feedback }: { feedback: Feedback }) {
   const helpful = feedback.rating === "up";
   return (
     <p class={`feedback ${helpful ? "up" : "down"}`}>
       <span class={`badge rating ${helpful ? "up" : "down"}`}>
-        <span aria-hidden="true">{helpful ? "👍" : "👎"}</span> {helpful ? "Rated helpful" : "Rated not helpful"}
+        <Thumb down={!helpful} /> {helpful ? "Rated helpful" : "Rated not helpful"}
       </span>
       {feedback.comment ? <q class="comment">{feedback.comment}</q> : null}
     </p>
