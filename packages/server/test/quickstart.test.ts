@@ -51,6 +51,11 @@ describe("the quickstart: serve --quickstart on an empty database with no provid
       expect((await call(`${url}/v1/admin/chatbots`, { key })).status).toBe(403);
       const page = await fetch(`${url}/console/`);
       expect([page.status, await page.text()]).toEqual([200, expect.stringContaining("<title>A console built elsewhere</title>")]);
+      // The demo chatbot's widget is on, shown on a demo page whose address the banner prints.
+      expect(stderr).toContain(`See the demo chatbot in the chat widget, as a visitor of a website would: ${url}/widget/${bot!.id}/demo`);
+      const demo = await fetch(`${url}/widget/${bot!.id}/demo`);
+      expect([demo.status, await demo.text()]).toEqual([200, expect.stringContaining(`<script src="/widget.js" data-chatbot-id="${bot!.id}" async></script>`)]);
+      expect((await call(`${url}/v1/widget/${bot!.id}`)).json).toMatchObject({ title: "Kettlebird Support", starter_questions: ["How long is the warranty?", "How do I descale my kettle?"], available: true });
       const chat = await call(`${url}/v1/chatbots/${bot!.id}/chat`, { key, body: { message: "How long is the warranty?" } });
       expect(chat).toMatchObject({ status: 500, json: { detail: "The language model provider failed to answer." } });
 

@@ -16,9 +16,9 @@ export const REPOSITORY_ROOT = fileURLToPath(new URL("../../../../", import.meta
  * process: Vitest sets NODE_ENV=test, under which Vite would emit a development build (JSX with
  * the source files' absolute paths and line numbers, debug checks).
  */
-export async function buildForProduction(options: { configFile: string; outDir: string }): Promise<void> {
+export async function buildForProduction(options: { configFile: string; outDir: string; keepOutDir?: boolean }): Promise<void> {
   const vite = join(dirname(createRequire(import.meta.url).resolve("vite/package.json")), "bin", "vite.js");
-  const child = spawn(process.execPath, [vite, "build", "--config", options.configFile, "--outDir", options.outDir, "--emptyOutDir", "--logLevel", "warn"], {
+  const child = spawn(process.execPath, [vite, "build", "--config", options.configFile, "--outDir", options.outDir, ...(options.keepOutDir ? [] : ["--emptyOutDir"]), "--logLevel", "warn"], {
     env: { ...process.env, NODE_ENV: "production" },
     stdio: ["ignore", "ignore", "pipe"],
   });

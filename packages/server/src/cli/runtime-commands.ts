@@ -30,7 +30,7 @@ export const RUNTIME_COMMANDS: Command[] = [
       if (port > 65_535) throw new UsageError(`--port must be at most 65535 (got ${port}).`);
       const host = typeof input.values.host === "string" ? input.values.host : config.host;
       const seed = input.values.quickstart === true ? await seedQuickstart(runtime, config) : null;
-      const running = await startServer({ runtime, port, host, log: consoleLog, limits: config.http, shutdownGraceMs: config.shutdownGraceMs, consoleRoot: config.consoleDir });
+      const running = await startServer({ runtime, port, host, log: consoleLog, limits: config.http, shutdownGraceMs: config.shutdownGraceMs, consoleRoot: config.consoleDir, widgetRoot: config.widgetDir });
       // Webhook delivery runs beside the server; running.stop() waits for it before closing the database.
       runtime.dispatcher.start();
       // Ingestions queued by the API run here, and those a stopped process left are resumed.

@@ -33,8 +33,8 @@ const CONTENT_TYPES: Record<string, string> = {
 
 const COMPRESSIBLE = new Set([".html", ".js", ".css", ".svg", ".json", ".map", ".txt"]);
 
-/** One file of the console's build, held in memory with its compressed forms. */
-interface Asset {
+/** One file of the console's (or the widget's) build, held in memory with its compressed forms. */
+export interface Asset {
   body: Buffer;
   gzip: Buffer | undefined;
   brotli: Buffer | undefined;
@@ -104,7 +104,7 @@ export function createConsoleAssets(options: { root: string | undefined }) {
 }
 
 /** Reads the build folder into the table, compressing text files once. */
-function loadAssets(root: string): Map<string, Asset> {
+export function loadAssets(root: string): Map<string, Asset> {
   const table = new Map<string, Asset>();
   let files: string[];
   try {
@@ -139,7 +139,7 @@ function listFiles(folder: string): string[] {
 }
 
 /** `br` or `gzip` when the client accepts it (q > 0) and the file has that form. */
-function chooseEncoding(header: string | undefined, asset: Asset): "br" | "gzip" | undefined {
+export function chooseEncoding(header: string | undefined, asset: Asset): "br" | "gzip" | undefined {
   if (!header || !asset.gzip) return undefined;
   const accepted = new Map<string, number>();
   for (const part of header.split(",")) {
@@ -152,7 +152,7 @@ function chooseEncoding(header: string | undefined, asset: Asset): "br" | "gzip"
   return allows("gzip") ? "gzip" : undefined;
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string>): number {
+export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string>): number {
   const payload = JSON.stringify(body);
   response.writeHead(status, { ...headers, "content-type": "application/json; charset=utf-8", "content-length": String(Buffer.byteLength(payload)), "cache-control": "no-store" });
   response.end(payload);

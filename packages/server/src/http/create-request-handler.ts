@@ -2,6 +2,7 @@ import { invalidRequest, isParleyError, requireAdminScope, type Caller, type Par
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { bearerToken } from "./bearer-token.js";
 import { createConsoleAssets, defaultConsoleRoot, isConsolePath } from "./console-assets.js";
+import { createWidgetAssets, defaultWidgetRoot, isWidgetPath, type FindWidget } from "./widget-assets.js";
 import type { EndpointContext, EventStreamHandler, KeyAccess, Uploads, Visitor, VisitorAccess, VisitorEventStreamHandler } from "./endpoint.js";
 import { ENDPOINTS } from "./endpoints/index.js";
 import { HttpError, statusForCode } from "./http-error.js";
@@ -64,11 +65,19 @@ export function createRequestHandler(options: {
   uploads?: Uploads;
   /** The console's build folder (docs/design.md §11); default: `@parley/console`'s dist. */
   consoleRoot?: string;
+  /** The chat widget's build folder (docs/design.md §14); default: `@parley/widget`'s dist. */
+  widgetRoot?: string;
+  /** A chatbot's allowed origins when its widget is on, else null (default: through `parley.widget`). */
+  findWidget?: FindWidget;
 }) {
   const uploads = options.uploads ?? NO_UPLOADS;
   const { parley, streamEvents, streamVisitorEvents } = options;
   const trustProxy = options.trustProxy ?? false;
   const serveConsole = createConsoleAssets({ root: "consoleRoot" in options ? options.consoleRoot : defaultConsoleRoot() });
+  const serveWidget = createWidgetAssets({
+    root: "widgetRoot" in options ? options.widgetRoot : defaultWidgetRoot(),
+    findWidget: options.findWidget ?? findWidgetOf(parley),
+  });
   const sink = options.log ?? consoleLog;
   const redact = createRedactor(options.secrets ?? []);
   const log: LogSink = (line) => sink(redact(line));
@@ -206,6 +215,18 @@ export function createRequestHandler(options: {
       const status = serveConsole(request, response, path, { "x-request-id": requestId });
       return log({ level: "info", msg: "request", request_id: requestId, method: request.method, path, status, duration_ms: Math.round((performance.now() - started) * 100) / 100, key_id: null });
     }
+    if (isWidgetPath(path)) {
+      // The chat widget's loader and frame (docs/design.md §14): no key, their own headers.
+      void serveWidget(request, response, path, { "x-request-id": requestId })
+        .catch((error: unknown) => {
+          const refused = refusal(error, requestId);
+          response.writeHead(refused.status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "x-request-id": requestId });
+          response.end(JSON.stringify(refused.body));
+          return refused.status;
+        })
+        .then((status) => log({ level: "info", msg: "request", request_id: requestId, method: request.method, path, status, duration_ms: Math.round((performance.now() - started) * 100) / 100, key_id: null }));
+      return;
+    }
     handle(request, response, requestId, path, query === -1 ? "" : url.slice(query + 1))
       .catch((error: unknown) => refusal(error, requestId))
       .then((outcome) => {
@@ -234,6 +255,18 @@ export function createRequestHandler(options: {
           key_id: outcome.keyId ?? null,
         });
       });
+  };
+}
+
+/** A chatbot's allowed origins when its widget is on; null for a missing, deleted or widget-off one. */
+function findWidgetOf(parley: Parley): FindWidget {
+  return async (chatbotId) => {
+    try {
+      return (await parley.widget.find(chatbotId)).widget.allowed_origins;
+    } catch (error) {
+      if (isParleyError(error) && error.code === "not_found") return null;
+      throw error;
+    }
   };
 }
 

@@ -39,6 +39,7 @@ describe("loadConfig", () => {
       redisUrl: undefined,
       redisFailOpen: false,
       consoleDir: undefined,
+      widgetDir: undefined,
     });
   });
 
@@ -97,6 +98,7 @@ describe("loadConfig", () => {
       PARLEY_REDIS_URL: "redis://cache:6379",
       PARLEY_REDIS_FAIL_OPEN: "true",
       PARLEY_CONSOLE_DIR: "/srv/parley-console",
+      PARLEY_WIDGET_DIR: "/srv/parley-widget",
     };
     // Every variable loadConfig reads is in the table above, so a new one cannot go untested.
     const read = new Set<string>();
@@ -142,6 +144,7 @@ describe("loadConfig", () => {
       redisUrl: "redis://cache:6379",
       redisFailOpen: true,
       consoleDir: "/srv/parley-console",
+      widgetDir: "/srv/parley-widget",
     });
     expect(loadConfig(env, { databasePath: "/flag.db", port: 1234, host: "::1" })).toMatchObject({ databasePath: "/flag.db", port: 1234, host: "::1" });
   });

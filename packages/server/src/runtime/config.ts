@@ -51,6 +51,8 @@ export interface ServerConfig {
   redisFailOpen: boolean;
   /** `PARLEY_CONSOLE_DIR`: the console's build folder to serve; unset means the installed `@parley/console`'s. */
   consoleDir: string | undefined;
+  /** `PARLEY_WIDGET_DIR`: the chat widget's build folder to serve; unset means the installed `@parley/widget`'s. */
+  widgetDir: string | undefined;
 }
 
 /** What one uploaded or fetched document may cost its reader. */
@@ -183,6 +185,7 @@ export function loadConfig(env: Environment = process.env, overrides: Partial<Pi
       redisUrl: serviceUrl(env, "PARLEY_REDIS_URL", ["redis:", "rediss:"]),
       redisFailOpen: flag(env, "PARLEY_REDIS_FAIL_OPEN"),
       consoleDir: present(env.PARLEY_CONSOLE_DIR),
+      widgetDir: present(env.PARLEY_WIDGET_DIR),
     };
   } catch (error) {
     if (error instanceof ConfigError) throw error;

@@ -61,6 +61,14 @@ export async function seedQuickstart(runtime: ParleyRuntime, config: ServerConfi
   });
   const documents = folder ? await readQuickstartDocuments(folder) : [];
   await parley.admin.ingestDocuments(chatbot.id, documents);
+  // The chat widget on, for the demo page this server serves on its own origin (docs/design.md §14).
+  await parley.admin.changeChatbot(chatbot.id, {
+    widget: {
+      enabled: true,
+      welcome_message: "Hi! I'm Kettlebird's assistant. Ask me anything about your kettle.",
+      starter_questions: ["How long is the warranty?", "How do I descale my kettle?"],
+    },
+  });
   const keys = [chatKey, consoleKey].map(({ id, name, scope }) => ({ id, name, scope }));
   return { user: { id: user.id, email: user.email }, keys, key, adminKey, chatbotId: chatbot.id, provider, model, documents: documents.length };
 }
@@ -104,6 +112,8 @@ export function banner(url: string, config: ServerConfig, seed: DemoSeed | null,
       `Open the console at ${url}/console and sign in with this admin key (also shown only this once):`,
       "",
       `  ${seed.adminKey}`,
+      "",
+      `See the demo chatbot in the chat widget, as a visitor of a website would: ${url}/widget/${seed.chatbotId}/demo`,
       "",
       `The demo chatbot answers with ${seed.provider} (model ${seed.model}) from ${seed.documents} documents in examples/quickstart.`,
       "",

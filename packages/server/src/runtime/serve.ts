@@ -31,6 +31,8 @@ export async function startServer(options: {
   keyRecheckMs?: number;
   /** The console's build folder (`PARLEY_CONSOLE_DIR`); default: the installed `@parley/console`'s. */
   consoleRoot?: string;
+  /** The chat widget's build folder (`PARLEY_WIDGET_DIR`); default: the installed `@parley/widget`'s. */
+  widgetRoot?: string | undefined;
 }): Promise<RunningServer> {
   const log = options.log ?? consoleLog;
   // One reader of the outbox feeds every live stream of this process (docs/api.md, "Live events").
@@ -56,6 +58,7 @@ export async function startServer(options: {
     uploads: options.runtime.uploads,
     // Given only when set: the handler reads an explicit undefined as "no console".
     ...(options.consoleRoot === undefined ? {} : { consoleRoot: options.consoleRoot }),
+    ...(options.widgetRoot === undefined ? {} : { widgetRoot: options.widgetRoot }),
   });
   const server = createLimitedServer(options.limits ?? DEFAULT_HTTP_LIMITS, handler, log);
   await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,252 @@
+import { replyWith, streamWith } from "@parley/providers/testing";
+import { createHmac } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { Frame, FrameLocator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { skipWithoutChromium } from "../../console/test/support/browser.js";
+import { api, LAUNCHER_VISIBLE_AFTER_LOAD, screenshot, startWidgetFixture, type WidgetFixture } from "./support/widget-fixture.js";
+
+// The widget as a visitor meets it (docs/design.md §14): a host page on its own origin embeds the
+// snippet of a real `parley serve`; Chromium drives it. The steps share one visitor, in order.
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** The chat frame of a page (the widget's iframe), for locators. */
+const chat = (page: Page): FrameLocator => page.frameLocator('iframe[title="Chat"]');
+
+/** The frame object itself, once the iframe has loaded its page. */
+async function chatFrame(page: Page): Promise<Frame> {
+  const handle = await page.locator('iframe[title="Chat"]').elementHandle();
+  const frame = await handle!.contentFrame();
+  if (!frame) throw new Error("The Chat iframe has no frame.");
+  return frame;
+}
+
+/** Axe's serious and critical violations in a frame (axe evaluated through the DevTools protocol: the frame's CSP allows no injected script tag). */
+async function axeViolations(frame: Frame): Promise<string[]> {
+  await frame.evaluate(AXE);
+  const violations = (await frame.evaluate('axe.run(document, { resultTypes: ["violations"] }).then((result) => result.violations)')) as { id: string; impact: string | null; nodes: { target: unknown }[] }[];
+  return violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical").map((violation) => `${violation.id}: ${JSON.stringify(violation.nodes.map((node) => node.target))}`);
+}
+
+/** Presses Tab until the element has the focus (at most 40 times), as a keyboard user would. */
+async function tabTo(page: Page, isTarget: () => Promise<boolean>): Promise<void> {
+  for (let press = 0; press < 40; press += 1) {
+    if (await isTarget()) return;
+    await page.keyboard.press("Tab");
+  }
+  const frame = await chatFrame(page);
+  throw new Error(`Tab never reached the element; the focus is on ${await page.evaluate("document.activeElement?.shadowRoot?.activeElement?.outerHTML.slice(0, 80)")} / ${await frame.evaluate("document.activeElement?.outerHTML.slice(0, 80)")}`);
+}
+
+const skip = skipWithoutChromium("the widget's browser tests");
+
+describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
+  let fixture: WidgetFixture;
+  let page: Page;
+
+  beforeAll(async () => {
+    fixture = await startWidgetFixture(inject("widgetBuild"));
+    page = await fixture.browser.newPage();
+  });
+
+  afterAll(async () => {
+    await fixture?.close();
+  });
+
+  it("shows the launcher soon after the host page loads, and opens the chat with its welcome and starter questions", async () => {
+    await page.goto(`${fixture.site.origin}/`);
+    // From the host page's load event to the launcher laid out on screen, measured in the page.
+    const visibleMs = (await page.evaluate(LAUNCHER_VISIBLE_AFTER_LOAD)) as number;
+    console.log(`widget: launcher visible ${visibleMs.toFixed(0)} ms after the host page's load event`);
+    expect(visibleMs).toBeLessThanOrEqual(300);
+
+    // The host page's `button { background: red !important }` cannot reach into the shadow root.
+    const launcher = page.getByRole("button", { name: "Open chat" });
+    // ... and it takes the widget's accent colour from the server.
+    await expect.poll(() => launcher.evaluate((element) => element.ownerDocument.defaultView!.getComputedStyle(element).backgroundColor)).toBe("rgb(15, 118, 110)");
+    const started = performance.now();
+    await launcher.click();
+    const textbox = chat(page).getByRole("textbox", { name: "Message" });
+    await expect.poll(() => textbox.isEnabled()).toBe(true);
+    await chat(page).getByText("Hi! Ask me anything about your Kettlebird kettle.").waitFor();
+    console.log(`widget: open to usable message box ${(performance.now() - started).toFixed(0)} ms`);
+    await chat(page).getByRole("heading", { name: "Kettlebird Help" }).waitFor();
+    await chat(page).getByRole("button", { name: "How long is the warranty?" }).waitFor();
+    expect(await page.locator('iframe[title="Chat"]').count()).toBe(1);
+    // The loader added one element to the host page and set no cookie (on either origin).
+    expect(await page.evaluate("[...document.body.children].map((element) => element.tagName + (element.hasAttribute('data-parley-widget') ? '[widget]' : ''))")).toEqual(["MAIN", "SCRIPT", "DIV[widget]"]);
+    expect(await fixture.browser.context.cookies()).toEqual([]);
+  });
+
+  it("sends a starter question and grows the reply as it streams, with its source and rating buttons below", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    fixture.openai.chat.enqueue(streamWith(["The kettle comes", " with a", held, " **2-year** limited warranty."]));
+    await chat(page).getByRole("button", { name: "How long is the warranty?" }).click();
+    const log = chat(page).getByRole("log");
+    await log.locator(".msg.visitor").filter({ hasText: "How long is the warranty?" }).waitFor();
+    // Half the reply is on screen while the model still writes: no rating buttons yet.
+    await log.getByText("The kettle comes with a").waitFor();
+    expect(await log.getByRole("button", { name: "Helpful" }).count()).toBe(0);
+    release();
+    await log.getByText("2-year", { exact: true }).waitFor();
+    expect(await log.locator("strong").last().textContent()).toBe("2-year");
+    const sources = log.getByRole("list", { name: "Sources" });
+    await sources.waitFor();
+    expect(await sources.textContent()).toMatch(/\.md/);
+    await screenshot(page, "desktop");
+  });
+
+  it("rates the reply Helpful", async () => {
+    const log = chat(page).getByRole("log");
+    await log.getByRole("button", { name: "Helpful", exact: true }).click();
+    await expect.poll(async () => [await log.getByRole("button", { name: "Helpful", exact: true }).getAttribute("aria-pressed"), await chat(page).locator("#notice").textContent()]).toEqual(["true", ""]);
+  });
+
+  it("finds the conversation again after a reload", async () => {
+    await page.reload();
+    await page.getByRole("button", { name: "Open chat" }).click();
+    const log = chat(page).getByRole("log");
+    await log.locator(".msg.visitor").filter({ hasText: "How long is the warranty?" }).waitFor();
+    await log.getByText("2-year", { exact: true }).waitFor();
+    await log.getByRole("list", { name: "Sources" }).waitFor();
+  });
+
+  it("shows the rating again after a reload", async () => {
+    expect(await chat(page).getByRole("log").getByRole("button", { name: "Helpful", exact: true }).getAttribute("aria-pressed")).toBe("true");
+  });
+
+  it("works from the keyboard alone, and runs nothing of a hostile reply", async () => {
+    fixture.openai.chat.enqueue(replyWith('Look: <img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script> [click me](javascript:window.__pwned=3)'));
+    const textbox = chat(page).getByRole("textbox", { name: "Message" });
+    await tabTo(page, () => textbox.evaluate((element) => element === element.ownerDocument.activeElement));
+    await page.keyboard.type("Show me something");
+    await page.keyboard.down("Shift");
+    await page.keyboard.press("Enter");
+    await page.keyboard.up("Shift");
+    await page.keyboard.type("nasty");
+    expect(await textbox.inputValue()).toBe("Show me something\nnasty");
+    await page.keyboard.press("Enter");
+    const log = chat(page).getByRole("log");
+    await log.getByText('<img src=x onerror="window.__pwned=1">', { exact: false }).waitFor();
+    const frame = await chatFrame(page);
+    expect(await frame.evaluate("window.__pwned")).toBeUndefined();
+    expect(await page.evaluate("window.__pwned")).toBeUndefined();
+    expect(await frame.locator(".log img, .log script, .log a[href^='javascript' i]").count()).toBe(0);
+    expect(await log.getByText("click me").count()).toBe(1);
+    expect(await textbox.inputValue()).toBe("");
+  });
+
+  it("has no serious or critical accessibility violation (axe-core)", async () => {
+    expect(await axeViolations(await chatFrame(page))).toEqual([]);
+  });
+
+  it("shows an agent's takeover and reply live, labelled Agent, and the bot answers again once handed back", async () => {
+    const { parley } = fixture;
+    const conversations = (await api(parley.url, parley.adminKey, `/v1/admin/conversations?chatbot_id=${parley.chatbotId}`)).json as { data: { id: string }[] };
+    const conversation = conversations.data[0]!.id;
+    const agentKey = ((await api(parley.url, parley.adminKey, "/v1/admin/keys", { name: "Dana", scope: "agent" })).json as { key: string }).key;
+    expect((await api(parley.url, agentKey, `/v1/admin/conversations/${conversation}/takeover`, {})).status).toBe(200);
+    const log = chat(page).getByRole("log");
+    await log.getByText("An agent has joined the conversation.").waitFor();
+    const sent = performance.now();
+    expect((await api(parley.url, agentKey, `/v1/admin/conversations/${conversation}/messages`, { content: "Hello, this is Dana from Kettlebird. How can I help?" })).status).toBe(201);
+    const reply = log.locator(".msg.agent").filter({ hasText: "Hello, this is Dana" });
+    await reply.waitFor();
+    const shownMs = performance.now() - sent;
+    console.log(`widget: agent reply shown ${shownMs.toFixed(0)} ms after the operator API stored it`);
+    expect(await reply.locator(".who").textContent()).toBe("Agent");
+    expect(await reply.textContent()).toContain("Dana");
+    await screenshot(page, "takeover");
+
+    expect((await api(parley.url, agentKey, `/v1/admin/conversations/${conversation}/takeover`, undefined, "DELETE")).status).toBe(200);
+    fixture.openai.chat.enqueue(replyWith("Descaling takes ten minutes with the descaler."));
+    await log.getByText("The agent has left the conversation.").waitFor();
+    const textbox = chat(page).getByRole("textbox", { name: "Message" });
+    await textbox.fill("And descaling?");
+    await chat(page).getByRole("button", { name: "Send" }).click();
+    await log.getByText("Descaling takes ten minutes with the descaler.").waitFor();
+  });
+
+  it("closes with Close chat and starts afresh with New conversation", async () => {
+    await chat(page).getByRole("button", { name: "New conversation" }).click();
+    await chat(page).getByRole("button", { name: "How long is the warranty?" }).waitFor();
+    expect(await chat(page).getByRole("log").locator(".msg").count()).toBe(0);
+    await chat(page).getByRole("button", { name: "Close chat" }).click();
+    await expect.poll(() => page.locator('iframe[title="Chat"]').isVisible()).toBe(false);
+    await page.getByRole("button", { name: "Open chat" }).waitFor();
+  });
+
+  it("verifies a signed-in visitor's identity given through Parley.identify, in friendly words when it is wrong", async () => {
+    const { parley } = fixture;
+    const { secret } = (await api(parley.url, parley.adminKey, `/v1/admin/chatbots/${parley.chatbotId}/widget-secret`, {})).json as { secret: string };
+    const textbox = chat(page).getByRole("textbox", { name: "Message" });
+    await page.evaluate(`window.Parley.open(); window.Parley.identify({ userId: "42", userHash: "${"0".repeat(64)}" })`);
+    await textbox.fill("Who am I?");
+    await textbox.press("Enter");
+    await expect.poll(() => chat(page).locator("#notice").textContent()).toBe("We could not confirm who you are. Please sign in again, then reload the page.");
+    expect(await textbox.inputValue()).toBe("Who am I?");
+
+    fixture.openai.chat.enqueue(replyWith("You are user 42."));
+    await page.evaluate(`window.Parley.identify({ userId: "42", userHash: "${createHmac("sha256", secret).update("42").digest("hex")}" })`);
+    await textbox.fill("Who am I?");
+    await textbox.press("Enter");
+    await chat(page).getByRole("log").getByText("You are user 42.").waitFor();
+    const conversations = (await api(parley.url, parley.adminKey, `/v1/admin/conversations?chatbot_id=${parley.chatbotId}`)).json as { data: { session_id: string }[] };
+    expect(conversations.data.map((conversation) => conversation.session_id)).toContain("user-42");
+  });
+
+  it("starts a new session without a word when the stored token is no longer valid", async () => {
+    const frame = await chatFrame(page);
+    await frame.evaluate(`localStorage.setItem("parley:${fixture.parley.chatbotId}", JSON.stringify({ token: "v1.e30.forged", sessionId: "visitor-forged" }))`);
+    await page.reload();
+    await page.getByRole("button", { name: "Open chat" }).click();
+    await chat(page).getByRole("button", { name: "How long is the warranty?" }).waitFor();
+    fixture.openai.chat.enqueue(replyWith("Welcome back."));
+    const textbox = chat(page).getByRole("textbox", { name: "Message" });
+    await textbox.fill("Hello again");
+    await textbox.press("Enter");
+    await chat(page).getByRole("log").getByText("Welcome back.").waitFor();
+    expect(await chat(page).locator("#notice").isHidden()).toBe(true);
+    const stored = JSON.parse(String(await (await chatFrame(page)).evaluate(`localStorage.getItem("parley:${fixture.parley.chatbotId}")`))) as { token: string };
+    expect(stored.token).not.toBe("v1.e30.forged");
+  });
+
+  it("fills a 375 px phone's screen", async () => {
+    const phone = await fixture.browser.newPage();
+    await phone.setViewportSize({ width: 375, height: 667 });
+    await phone.goto(`${fixture.site.origin}/`);
+    await phone.getByRole("button", { name: "Open chat" }).click();
+    await chat(phone).getByRole("textbox", { name: "Message" }).waitFor();
+    await chat(phone).getByText("Hi! Ask me anything about your Kettlebird kettle.").waitFor();
+    expect(await phone.locator('iframe[title="Chat"]').boundingBox()).toEqual({ x: 0, y: 0, width: 375, height: 667 });
+    await screenshot(phone, "phone");
+    await phone.close();
+  });
+
+  it("gives no usable chat on a site whose origin is not allowed", async () => {
+    const other = await fixture.browser.newPage();
+    await other.goto(`${fixture.otherSite.origin}/`);
+    await other.getByRole("button", { name: "Open chat" }).click();
+    const frameElement = other.locator('iframe[title="Chat"]');
+    await frameElement.waitFor({ state: "attached" });
+    // The browser refuses to show the frame (frame-ancestors): wait for it to settle, then look.
+    const frame = await (await frameElement.elementHandle())!.contentFrame();
+    await expect.poll(() => frame?.url() ?? "").toMatch(/^chrome-error:/);
+    expect(await chat(other).getByRole("textbox", { name: "Message" }).count()).toBe(0);
+    // And the public routes refuse the page's origin too.
+    const refused = await other.evaluate(`fetch(${JSON.stringify(`${fixture.parley.url}/v1/widget/${fixture.parley.chatbotId}`)}).then((response) => response.status, () => "blocked")`);
+    expect(refused).toBe("blocked");
+    await other.close();
+    // The refusals of this page are what it must get; no other page logged a fault.
+    const faults = fixture.browser.problems.filter((problem) => !/frame-ancestors|Access-Control-Allow-Origin|Failed to fetch|ERR_FAILED/.test(problem));
+    expect(faults).toEqual([]);
+  });
+
+  it("made no request to any origin but the host site's and the server's", () => {
+    const origins = new Set(fixture.browser.requests.filter((url) => /^https?:/.test(url)).map((url) => new URL(url).origin));
+    expect([...origins].sort()).toEqual([fixture.parley.url, fixture.site.origin, fixture.otherSite.origin].sort());
+  });
+});
