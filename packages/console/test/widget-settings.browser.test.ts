@@ -185,14 +185,13 @@ describe.skipIf(skipWithoutChromium("the console's Widget section in Chromium"))
   });
 
   it("previews the widget while it is on", async () => {
-    const frame = await fetch(`${fixture.parley.url}/widget/${fixture.parley.chatbotId}`);
-    if (frame.ok) {
-      // The server serves the frame page: the preview is that page, in a frame titled for it.
-      await section().getByTitle("Widget preview").waitFor();
-      expect(await section().locator("iframe.preview").getAttribute("src")).toBe(`/widget/${fixture.parley.chatbotId}`);
-    } else {
-      await section().getByText("This server does not serve the widget's chat page").waitFor();
-    }
+    // The preview is the widget's own frame page, in a frame titled for it, showing the saved settings.
+    await section().getByTitle("Widget preview").waitFor();
+    expect(await section().locator("iframe.preview").getAttribute("src")).toBe(`/widget/${fixture.parley.chatbotId}`);
+    const preview = section().frameLocator("iframe.preview");
+    await preview.getByRole("textbox", { name: "Message" }).waitFor();
+    await preview.getByText("Hello! Ask me about your kettle.").waitFor();
+    await preview.getByRole("button", { name: "How long is the warranty?" }).waitFor();
     await section().scrollIntoViewIfNeeded();
     await screenshot(page, "chatbot-widget");
   });
