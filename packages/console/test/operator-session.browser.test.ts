@@ -120,15 +120,19 @@ describe.skipIf(skipWithoutChromium("the console in Chromium"))("the console in 
     expect((await chat("How long is the warranty of the kettle?", "visitor-sources")).status).toBe(200);
     const list = (await api(fixture.parley.url, fixture.parley.adminKey, "/v1/admin/conversations?limit=100")).json as { data: { id: string; session_id: string }[] };
     const id = list.data.find((conversation) => conversation.session_id === "visitor-sources")!.id;
-    const detail = (await api(fixture.parley.url, fixture.parley.adminKey, `/v1/admin/conversations/${id}`)).json as { messages: { author: string; sources: { title: string }[] }[] };
-    const titles = detail.messages.find((message) => message.author === "model")!.sources.map((source) => source.title);
-    // The demo chatbot's knowledge answers about the warranty: the reply cites it.
-    expect(titles.length).toBeGreaterThan(0);
+    const detail = (await api(fixture.parley.url, fixture.parley.adminKey, `/v1/admin/conversations/${id}`)).json as {
+      messages: { author: string; sources: { title: string; source: string; page: number | null }[] }[];
+    };
+    const cited = detail.messages.find((message) => message.author === "model")!.sources;
+    // The demo chatbot's knowledge answers about the warranty: the reply cites it, a file each.
+    expect(cited.length).toBeGreaterThan(0);
+    expect(cited.map((source) => source.source)).toContain("warranty-and-returns.md");
     await nav(page, "Inbox").click();
     await page.getByRole("link", { name: /Conversation visitor-sources/ }).click();
-    const sources = page.locator(".message.model .sources li");
+    const sources = page.getByRole("list", { name: "Sources:" }).getByRole("listitem");
     await sources.first().waitFor();
-    expect(await sources.allTextContents()).toEqual(titles);
+    // A file by its title and file name, in the API's order.
+    expect(await sources.allTextContents()).toEqual(cited.map((source) => (source.title === source.source ? source.source : `${source.title} (${source.source})`)));
   });
 
   it("pauses a chatbot (chat answers 403) and resumes it", async () => {

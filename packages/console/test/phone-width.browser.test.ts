@@ -90,6 +90,8 @@ describe.skipIf(skipWithoutChromium("the console at phone width (375 px) in Chro
     await expectFits(page, "chatbots");
     await page.getByRole("link", { name: "Kettlebird Support", exact: true }).click();
     await page.getByRole("heading", { name: /Kettlebird Support/ }).first().waitFor();
+    // The Widget section (a chunk of its own) with its snippet, the longest line of the page.
+    await page.getByRole("region", { name: "Widget", exact: true }).getByRole("button", { name: "Copy the snippet" }).waitFor();
     await expectFits(page, "chatbot");
     await page.goto(`${fixture.parley.url}/console/#/chatbots/${fixture.parley.chatbotId}/knowledge`);
     await page.getByRole("heading", { name: /Knowledge of/ }).waitFor();

@@ -1,6 +1,7 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { createConsoleAssets, defaultConsoleRoot } from "../../server/src/http/console-assets.js";
 import { buildFiles, unfitForServing } from "./support/production-build.js";
@@ -8,6 +9,9 @@ import { buildFiles, unfitForServing } from "./support/production-build.js";
 // What `parley serve` sends to an operator's browser: every file of the build, fetched through the
 // server's own static handler, must be a production build without a path of the machine that
 // built it. The installed build is what users get; the test build is what the browser tests run.
+
+/** The most the console's first load may weigh, gzip (it is about 29 KiB: docs/benchmarks.md, Console). */
+const FIRST_LOAD_BUDGET_GZIP = 32 * 1024;
 
 let server: Server | undefined;
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
@@ -39,6 +43,22 @@ describe("the console bundle the server serves", () => {
     // The page, its script and style, and the chunk loaded with the Usage screen at least.
     expect(files.filter(({ path }) => path.endsWith(".js")).length).toBeGreaterThanOrEqual(2);
     expect(files.flatMap(({ path, text }) => unfitForServing(path, text))).toEqual([]);
+  });
+
+  it("keeps the first load within its budget, the Widget section and the chart out of it", () => {
+    const root = inject("consoleBuild");
+    const page = readFileSync(`${root}/index.html`, "utf8");
+    // What a first visit fetches: the page and the assets it names (docs/benchmarks.md, Console).
+    const named = [...page.matchAll(/(?:src|href)="\/console\/(assets\/[^"]+)"/g)].map((match) => match[1]!);
+    const gzipped = ["index.html", ...named].reduce((total, name) => total + gzipSync(readFileSync(`${root}/${name}`), { level: 9 }).length, 0);
+    expect(gzipped).toBeLessThanOrEqual(FIRST_LOAD_BUDGET_GZIP);
+    // The chunks loaded with their screens exist, and the page names neither.
+    const files = buildFiles(root);
+    for (const chunk of [/^assets\/widget-section-[\w-]+\.js$/, /^assets\/uPlot\.esm-[\w-]+\.js$/]) {
+      const file = files.find((name) => chunk.test(name));
+      expect(file, `no chunk ${chunk} in the build`).toBeDefined();
+      expect(named).not.toContain(file);
+    }
   });
 
   it("recognises a development build and a build machine's paths", () => {

@@ -10,6 +10,8 @@ export type Provider = Chatbot["provider"];
 export type Conversation = Schemas["Conversation"];
 export type ConversationWithMessages = Schemas["ConversationWithMessages"];
 export type Message = Schemas["Message"];
+/** A document a model reply's context came from. */
+export type MessageSource = Schemas["MessageSource"];
 /** Who wrote a message: the visitor, the chatbot's model, or a human agent. */
 export type Author = Message["author"];
 export type KnowledgeDocument = Schemas["Document"];

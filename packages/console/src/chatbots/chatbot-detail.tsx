@@ -2,11 +2,15 @@ import { useState } from "preact/hooks";
 import { href, navigate } from "../router.js";
 import { formatTime, plural } from "../ui/format.js";
 import { ConfirmButton, ErrorText } from "../ui/notice.js";
+import { lazyComponent } from "../ui/lazy.js";
 import { useAction, useResource } from "../ui/use-resource.js";
 import { ChatbotForm, fieldOfError } from "./chatbot-form.js";
 import { deleteChatbot, getChatbot, loadChatbots, updateChatbot } from "./chatbots-data.js";
 
-/** One chatbot: edit its fields, pause or resume it, delete it. */
+/** The Widget section, a chunk of its own: it loads when a chatbot's page opens, not with the console. */
+const WidgetSection = lazyComponent(() => import("./widget-section.js").then((module) => module.WidgetSection), "Loading the widget settings…");
+
+/** One chatbot: edit its fields, pause or resume it, delete it, and set up its widget. */
 export function ChatbotDetail({ id }: { id: string }) {
   const chatbot = useResource(() => getChatbot(id), id);
   const action = useAction();
@@ -71,7 +75,8 @@ export function ChatbotDetail({ id }: { id: string }) {
           <ErrorText error={fieldOfError(action.error) ? null : action.error} />
           <div class="card">
             <ChatbotForm
-              key={data.updated_at}
+              // Fresh from the server after a save of these fields, not of the widget's (typing there keeps this form's edits).
+              key={[data.name, data.provider, data.model, data.system_prompt, data.fallback_message].join("\u0000")}
               initial={{ name: data.name, provider: data.provider, model: data.model, system_prompt: data.system_prompt, fallback_message: data.fallback_message }}
               submitLabel="Save changes"
               busy={action.busy}
@@ -79,6 +84,7 @@ export function ChatbotDetail({ id }: { id: string }) {
               onSubmit={(fields) => void change(fields, "Saved.")}
             />
           </div>
+          <WidgetSection chatbot={data} onChange={(updated) => chatbot.setData(() => updated)} />
         </>
       ) : null}
     </section>

@@ -35,6 +35,12 @@ export function ConversationView({ id }: { id: string }) {
       if (event && event.data.conversation_id !== id) return;
       const last = latest.current?.messages.at(-1)?.id;
       try {
+        // A rating changes a message already shown: read them all again.
+        if (event?.type === "message.rated") {
+          const fresh = await getConversation(id);
+          conversation.setData(() => fresh);
+          return;
+        }
         const newer = await getConversation(id, last);
         conversation.setData((current) => (current ? { ...newer, messages: mergeMessages(current.messages, newer.messages) } : newer));
       } catch {
