@@ -5,4 +5,5 @@ export default packageBuild({
   "memory/index": "src/memory/index.ts",
   "contract/index": "src/contract/index.ts",
   "vectors/index": "src/vectors/index.ts",
+  "storage-rows/index": "src/storage-rows/index.ts",
 }, { external: ["vitest"] });

@@ -1,4 +1,5 @@
-import type { Ingestion, IngestionStatus, KnowledgeRequest, OperatorStorage } from "@parley/core";
+import type { OperatorStorage } from "@parley/core";
+import { INGESTION_COLUMNS, ingestionFromRow, type IngestionRow } from "@parley/core/storage-rows";
 import type pg from "pg";
 import { inTransaction } from "./postgres-transaction.js";
 import { unreadMessagesOf } from "./postgres-agent-storage.js";
@@ -13,15 +14,6 @@ import {
   type MessageRow,
   type OutboxEventRow,
 } from "./postgres-storage-rows.js";
-
-interface IngestionRow {
-  id: string; user_id: string; chatbot_id: string; status: string; request: string; documents_total: number | null; documents_done: number;
-  chunks: number; errors: string; created_at: number; started_at: number | null; finished_at: number | null; leased_until: number | null;
-  attempts: number;
-}
-
-const INGESTION_COLUMNS =
-  "id, user_id, chatbot_id, status, request, documents_total, documents_done, chunks, errors, created_at, started_at, finished_at, leased_until, attempts";
 
 // The latest message of a conversation, read through messages_by_conversation (one probe).
 const SUMMARY_COLUMNS = `${CONVERSATION_COLUMNS.split(", ").map((column) => `c.${column}`).join(", ")},
@@ -72,23 +64,6 @@ const SQL = {
   updateIngestion: `UPDATE ingestions SET documents_total = $3, documents_done = $4, chunks = $5, errors = $6, leased_until = $7, status = $8, finished_at = $9
     WHERE id = $1 AND status = 'running' AND started_at = $2 RETURNING ${INGESTION_COLUMNS}`,
 } as const;
-
-const ingestionFromRow = (row: IngestionRow): Ingestion => ({
-  id: row.id,
-  userId: row.user_id,
-  chatbotId: row.chatbot_id,
-  status: row.status as IngestionStatus,
-  request: JSON.parse(row.request) as KnowledgeRequest,
-  documentsTotal: row.documents_total,
-  documentsDone: row.documents_done,
-  chunks: row.chunks,
-  errors: JSON.parse(row.errors) as Ingestion["errors"],
-  createdAt: row.created_at,
-  startedAt: row.started_at,
-  finishedAt: row.finished_at,
-  leasedUntil: row.leased_until,
-  attempts: row.attempts,
-});
 
 /** Conversation lists, the outbox as a feed (for SSE on every process), usage and ingestions on PostgreSQL. */
 export function createPostgresOperatorStorage(pool: pg.Pool): OperatorStorage {

@@ -1,14 +1,15 @@
-import type { FeedbackRating, ApiKey, ApiKeyScope, AttentionReason, Chatbot, Conversation, ConversationSummary, DeliveryStatus, EventType, Message, MessageAuthor, MessageRole, MessageSource, OutboxEvent, Plan, Provider, User, WebhookDelivery, WebhookSubscription } from "@parley/core";
+import type { FeedbackRating, ApiKey, AttentionReason, Chatbot, Conversation, ConversationSummary, DeliveryStatus, EventType, Message, MessageAuthor, MessageRole, MessageSource, OutboxEvent, Plan, Provider, User, WebhookDelivery, WebhookSubscription } from "@parley/core";
 import { widgetSettingsFrom, type WidgetSettings } from "@parley/core";
 import { fromText } from "./postgres-text.js";
+import { apiKeyFromRow as keyFromRow, type ApiKeyRow } from "@parley/core/storage-rows";
 
 // Rows as `pg` returns them (snake_case columns; bigints read as numbers by the pool's type
 // parser, postgres-database.ts) and their mappers to the core's domain types. Text a user wrote
 // goes through toText/fromText (postgres-text.ts): TEXT cannot hold NUL.
 
+export type { ApiKeyRow };
 export interface PlanRow { name: string; monthly_messages: number }
 export interface UserRow { id: string; email: string; plan_name: string; monthly_messages_override: number | null; created_at: number }
-export interface ApiKeyRow { id: string; user_id: string; name: string; key_hash: string; scope: string; created_at: number; revoked_at: number | null; last_used_at: number | null }
 export interface ChatbotRow {
   id: string; owner_id: string; name: string; slug: string; provider: string; model: string;
   system_prompt: string; fallback_message: string; is_active: boolean; created_at: number; updated_at: number; deleted_at: number | null;
@@ -51,23 +52,15 @@ export const DELIVERY_COLUMNS =
 
 export const planFromRow = (row: PlanRow): Plan => ({ name: row.name, monthlyMessages: row.monthly_messages });
 
+/** The shared API key codec, its name read back from NUL-free text. */
+export const apiKeyFromRow = (row: ApiKeyRow): ApiKey => ({ ...keyFromRow(row), name: fromText(row.name) });
+
 export const userFromRow = (row: UserRow): User => ({
   id: row.id,
   email: row.email,
   planName: row.plan_name,
   monthlyMessagesOverride: row.monthly_messages_override,
   createdAt: row.created_at,
-});
-
-export const apiKeyFromRow = (row: ApiKeyRow): ApiKey => ({
-  id: row.id,
-  userId: row.user_id,
-  name: fromText(row.name),
-  scope: row.scope as ApiKeyScope,
-  keyHash: row.key_hash,
-  createdAt: row.created_at,
-  revokedAt: row.revoked_at,
-  lastUsedAt: row.last_used_at,
 });
 
 export const chatbotFromRow = (row: ChatbotRow): Chatbot => ({

@@ -1,29 +1,10 @@
 import type { Database } from "better-sqlite3";
-import type { Ingestion, IngestionStatus, KnowledgeRequest, OperatorStorage } from "@parley/core";
+import type { OperatorStorage } from "@parley/core";
+import { INGESTION_COLUMNS, ingestionFromRow, type IngestionRow } from "@parley/core/storage-rows";
 import { conversationSummaryFromRow, messageFromRow, outboxEventFromRow, type ConversationSummaryRow, type MessageRow, type OutboxEventRow } from "./sqlite-storage-rows.js";
 import { unreadMessagesOf } from "./sqlite-agent-storage.js";
 import { CONVERSATION_COLUMNS, MESSAGE_READ_COLUMNS, OUTBOX_COLUMNS, type PreparedStatement } from "./sqlite-storage-statements.js";
 
-
-interface IngestionRow {
-  id: string;
-  user_id: string;
-  chatbot_id: string;
-  status: string;
-  request: string;
-  documents_total: number | null;
-  documents_done: number;
-  chunks: number;
-  errors: string;
-  created_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-  leased_until: number | null;
-  attempts: number;
-}
-
-const INGESTION_COLUMNS =
-  "id, user_id, chatbot_id, status, request, documents_total, documents_done, chunks, errors, created_at, started_at, finished_at, leased_until, attempts";
 
 // The latest message of a conversation, read through messages_by_conversation (one probe).
 const SUMMARY_COLUMNS = `${CONVERSATION_COLUMNS.split(", ").map((column) => `c.${column}`).join(", ")},
@@ -32,23 +13,6 @@ const SUMMARY_COLUMNS = `${CONVERSATION_COLUMNS.split(", ").map((column) => `c.$
 const SUMMARY_FROM = `conversations c LEFT JOIN messages m ON m.seq = (SELECT max(seq) FROM messages WHERE conversation_id = c.id)`;
 // Every filter is a fixed fragment with bound values: no caller text ever becomes SQL.
 const STATUS_FILTERS = { bot: "AND c.human_takeover = 0", human: "AND c.human_takeover = 1", attention: "AND c.needs_attention = 1" } as const;
-
-const ingestionFromRow = (row: IngestionRow): Ingestion => ({
-  id: row.id,
-  userId: row.user_id,
-  chatbotId: row.chatbot_id,
-  status: row.status as IngestionStatus,
-  request: JSON.parse(row.request) as KnowledgeRequest,
-  documentsTotal: row.documents_total,
-  documentsDone: row.documents_done,
-  chunks: row.chunks,
-  errors: JSON.parse(row.errors) as Ingestion["errors"],
-  createdAt: row.created_at,
-  startedAt: row.started_at,
-  finishedAt: row.finished_at,
-  leasedUntil: row.leased_until,
-  attempts: row.attempts,
-});
 
 /** Conversation lists, the outbox as a feed, usage and ingestions on SQLite; writes run through `write` (one IMMEDIATE transaction). */
 export function createSqliteOperatorStorage(database: Database, write: <Result>(step: () => Result) => Result): OperatorStorage {

@@ -2,8 +2,6 @@ import { widgetSettingsFrom } from "@parley/core";
 import type {
   FeedbackRating,
   WidgetSettings,
-  ApiKey,
-  ApiKeyScope,
   AttentionReason,
   Chatbot,
   Conversation,
@@ -22,6 +20,9 @@ import type {
 // the mappers between them and the core's domain types. SQLite cannot bind booleans, so every
 // boolean goes in as 0/1 through `toFlag`.
 
+// API keys map through the codec both SQL adapters share.
+export { apiKeyFromRow, type ApiKeyRow } from "@parley/core/storage-rows";
+
 export interface PlanRow {
   name: string;
   monthly_messages: number;
@@ -33,17 +34,6 @@ export interface UserRow {
   plan_name: string;
   monthly_messages_override: number | null;
   created_at: number;
-}
-
-export interface ApiKeyRow {
-  id: string;
-  user_id: string;
-  name: string;
-  key_hash: string;
-  scope: string;
-  created_at: number;
-  revoked_at: number | null;
-  last_used_at: number | null;
 }
 
 export interface ChatbotRow {
@@ -126,17 +116,6 @@ export const userFromRow = (row: UserRow): User => ({
   planName: row.plan_name,
   monthlyMessagesOverride: row.monthly_messages_override,
   createdAt: row.created_at,
-});
-
-export const apiKeyFromRow = (row: ApiKeyRow): ApiKey => ({
-  id: row.id,
-  userId: row.user_id,
-  name: row.name,
-  keyHash: row.key_hash,
-  scope: row.scope as ApiKeyScope,
-  createdAt: row.created_at,
-  revokedAt: row.revoked_at,
-  lastUsedAt: row.last_used_at,
 });
 
 export const chatbotFromRow = (row: ChatbotRow): Chatbot => ({

@@ -1,0 +1,69 @@
+import type { ApiKey, ApiKeyScope } from "../domain/user.js";
+import type { Ingestion, IngestionStatus } from "../domain/ingestion.js";
+import type { KnowledgeRequest } from "../domain/knowledge.js";
+
+// @parley/core/storage-rows: the row codec the SQL adapters share (SQLite and PostgreSQL) for
+// the shapes they both store alike — snake_case columns, times as integer microseconds, JSON as
+// text. No SQL here: each adapter keeps its statements and whatever its engine needs besides
+// (PostgreSQL's NUL-free text, postgres-text.ts, applied around these).
+
+/** An API key's row: its hash, never the key. */
+export interface ApiKeyRow {
+  id: string;
+  user_id: string;
+  name: string;
+  key_hash: string;
+  scope: string;
+  created_at: number;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
+export const apiKeyFromRow = (row: ApiKeyRow): ApiKey => ({
+  id: row.id,
+  userId: row.user_id,
+  name: row.name,
+  keyHash: row.key_hash,
+  scope: row.scope as ApiKeyScope,
+  createdAt: row.created_at,
+  revokedAt: row.revoked_at,
+  lastUsedAt: row.last_used_at,
+});
+
+/** An ingestion's row: its request and errors as JSON text. */
+export interface IngestionRow {
+  id: string;
+  user_id: string;
+  chatbot_id: string;
+  status: string;
+  request: string;
+  documents_total: number | null;
+  documents_done: number;
+  chunks: number;
+  errors: string;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  leased_until: number | null;
+  attempts: number;
+}
+
+export const INGESTION_COLUMNS =
+  "id, user_id, chatbot_id, status, request, documents_total, documents_done, chunks, errors, created_at, started_at, finished_at, leased_until, attempts";
+
+export const ingestionFromRow = (row: IngestionRow): Ingestion => ({
+  id: row.id,
+  userId: row.user_id,
+  chatbotId: row.chatbot_id,
+  status: row.status as IngestionStatus,
+  request: JSON.parse(row.request) as KnowledgeRequest,
+  documentsTotal: row.documents_total,
+  documentsDone: row.documents_done,
+  chunks: row.chunks,
+  errors: JSON.parse(row.errors) as Ingestion["errors"],
+  createdAt: row.created_at,
+  startedAt: row.started_at,
+  finishedAt: row.finished_at,
+  leasedUntil: row.leased_until,
+  attempts: row.attempts,
+});
