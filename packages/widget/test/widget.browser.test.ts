@@ -198,6 +198,28 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     expect(conversations.data.map((conversation) => conversation.session_id)).toContain("user-42");
   });
 
+  it("opens at once with data-open, and takes a signed-in visitor from data-user-id and data-user-hash", async () => {
+    const { parley } = fixture;
+    const { secret } = (await api(parley.url, parley.adminKey, `/v1/admin/chatbots/${parley.chatbotId}/widget-secret`, {})).json as { secret: string };
+    fixture.setSnippetAttributes(`data-open="true" data-user-id="7" data-user-hash="${createHmac("sha256", secret).update("7").digest("hex")}"`);
+    const visitor = await fixture.browser.newPage();
+    try {
+      await visitor.goto(`${fixture.site.origin}/`);
+      // Nobody clicked the launcher: data-open opened the chat.
+      const textbox = chat(visitor).getByRole("textbox", { name: "Message" });
+      await textbox.waitFor();
+      fixture.openai.chat.enqueue(replyWith("Hello, user 7."));
+      await textbox.fill("Who am I?");
+      await textbox.press("Enter");
+      await chat(visitor).getByRole("log").getByText("Hello, user 7.").waitFor();
+      const conversations = (await api(parley.url, parley.adminKey, `/v1/admin/conversations?chatbot_id=${parley.chatbotId}`)).json as { data: { session_id: string }[] };
+      expect(conversations.data.map((conversation) => conversation.session_id)).toContain("user-7");
+    } finally {
+      fixture.setSnippetAttributes();
+      await visitor.close();
+    }
+  });
+
   it("starts a new session without a word when the stored token is no longer valid", async () => {
     const frame = await chatFrame(page);
     await frame.evaluate(`localStorage.setItem("parley:${fixture.parley.chatbotId}", JSON.stringify({ token: "v1.e30.forged", sessionId: "visitor-forged" }))`);

@@ -93,12 +93,17 @@ export async function startWidgetFixture(widgetBuild: string) {
     "PATCH",
   );
   if (patched.status !== 200) throw new Error(`Turning the widget on answered ${patched.status}: ${JSON.stringify(patched.json)}`);
+  const plainSnippet = snippet;
   return {
     openai,
     parley,
     browser,
     site,
     otherSite,
+    /** Adds `data-` attributes to the snippet the host sites serve from now on (none: the plain snippet again). */
+    setSnippetAttributes(attributes = "") {
+      snippet = attributes === "" ? plainSnippet : plainSnippet.replace(" async>", ` ${attributes} async>`);
+    },
     async close() {
       await browser.close();
       await parley.stop();
