@@ -293,6 +293,19 @@ describe.skipIf(skipWithoutChromium("the console's Widget section in Chromium"))
     expect(await page.getByText("It did not say").count()).toBe(0);
   });
 
+  it("counts the visitors' ratings per chatbot on the usage screen, as the API reports them", async () => {
+    const { url, adminKey, chatbotId } = fixture.parley;
+    const usage = (await api(url, adminKey, "/v1/admin/usage")).json as { feedback_by_chatbot: { chatbot_id: string; up: number; down: number }[] };
+    // The reply rated in the test before, down then up: one helpful, none not helpful.
+    expect(usage.feedback_by_chatbot).toEqual([{ chatbot_id: chatbotId, up: 1, down: 0 }]);
+    await page.goto(`${url}/console/#/usage`);
+    const table = page.locator("table.list").filter({ has: page.getByRole("columnheader", { name: "Not helpful", exact: true }) });
+    const row = table.locator("tbody tr").filter({ has: page.locator('td[data-label="Helpful"]') }).first();
+    await row.waitFor();
+    expect(await row.locator('td[data-label="Helpful"]').textContent()).toBe("1");
+    expect(await row.locator('td[data-label="Not helpful"]').textContent()).toBe("0");
+  });
+
   it("loaded nothing from another origin and broke no CSP rule", () => {
     const origin = new URL(fixture.parley.url).origin;
     expect(fixture.browser.requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:"))).toEqual([]);

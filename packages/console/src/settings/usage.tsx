@@ -6,24 +6,11 @@ import { getUsage } from "./settings-data.js";
 import { UsageChart } from "./usage-chart.js";
 import { TableHead } from "../ui/table-head.js";
 
-/** Ratings of one chatbot's replies, when the server reports them (docs/design.md §14: `feedback_by_chatbot`). */
-interface ChatbotRatings {
-  chatbot_id: string;
-  up: number;
-  down: number;
-}
-
-/** The ratings per chatbot, or null while the server does not report them. */
-function ratingsOf(usage: object): Map<string, ChatbotRatings> | null {
-  const reported = (usage as { feedback_by_chatbot?: unknown }).feedback_by_chatbot;
-  return Array.isArray(reported) ? new Map((reported as ChatbotRatings[]).map((row) => [row.chatbot_id, row])) : null;
-}
-
 /** This month's usage: a chart of messages per day against the plan's limit, and figures per chatbot. */
 export function UsageScreen() {
   const usage = useResource(getUsage, "usage");
   const data = usage.data;
-  const ratings = data ? ratingsOf(data) : null;
+  const ratings = new Map(data?.feedback_by_chatbot.map((row) => [row.chatbot_id, row]));
   return (
     <section aria-labelledby="usage-title">
       <h1 id="usage-title">Usage this month</h1>
@@ -40,15 +27,15 @@ export function UsageScreen() {
             <EmptyState title="No messages this month yet.">Each visitor message counts toward the plan's monthly limit.</EmptyState>
           ) : (
             <table class="list">
-              <TableHead columns={["Chatbot", "Messages", "Share of the month", ...(ratings ? ["Helpful", "Not helpful"] : [])]} />
+              <TableHead columns={["Chatbot", "Messages", "Share of the month", "Helpful", "Not helpful"]} />
               <tbody>
                 {data.by_chatbot.map((row) => (
                   <tr key={row.chatbot_id}>
                     <td data-label="Chatbot">{chatbotName(row.chatbot_id)}</td>
                     <td data-label="Messages">{row.messages.toLocaleString("en-US")}</td>
                     <td data-label="Share of the month">{data.used > 0 ? `${Math.round((row.messages / data.used) * 100)} %` : "—"}</td>
-                    {ratings ? <td data-label="Helpful">{ratings.get(row.chatbot_id)?.up ?? 0}</td> : null}
-                    {ratings ? <td data-label="Not helpful">{ratings.get(row.chatbot_id)?.down ?? 0}</td> : null}
+                    <td data-label="Helpful">{ratings.get(row.chatbot_id)?.up ?? 0}</td>
+                    <td data-label="Not helpful">{ratings.get(row.chatbot_id)?.down ?? 0}</td>
                   </tr>
                 ))}
               </tbody>
