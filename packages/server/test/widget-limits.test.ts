@@ -3,6 +3,8 @@ import { startWidgetServer, type WidgetServer } from "./widget-test-support.js";
 
 // The Origin rule, CORS, the per-address limits and the owner's quota on the widget's routes
 // (docs/design.md §14), against a real server.
+// The addresses below (RFC 5737 documentation ranges and 10.0.0.1) are only values of the
+// X-Forwarded-For header sent to the server on 127.0.0.1: no socket ever dials them.
 
 let server: WidgetServer;
 beforeAll(async () => {

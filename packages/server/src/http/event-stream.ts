@@ -1,4 +1,5 @@
 import type { EventFeed, OutboxEvent } from "@parley/core";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { webhookBody } from "@parley/core";
 import { bearerToken } from "./bearer-token.js";
 import type { EventStreamHandler } from "./endpoint.js";
@@ -14,6 +15,58 @@ export const KEY_RECHECK_MS = 1_000;
 /** One event in the text/event-stream format: its id, its type, and the webhook body as data. */
 export function formatEvent(event: OutboxEvent): string {
   return `id: ${event.id}\nevent: ${event.type}\ndata: ${webhookBody(event)}\n\n`;
+}
+
+/** The Last-Event-ID a client offers to resume after (at most 100 characters), or null. */
+export function lastEventIdOf(request: IncomingMessage): string | null {
+  const offered = request.headers["last-event-id"];
+  return typeof offered === "string" && offered.length > 0 && offered.length <= 100 ? offered : null;
+}
+
+/** Starts a text/event-stream answer with the headers every stream of this server carries. */
+export function writeEventStreamHead(response: ServerResponse, headers: Record<string, string>): void {
+  response.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-store",
+    connection: "keep-alive",
+    // nginx buffers responses unless told not to; a buffered stream is not live.
+    "x-accel-buffering": "no",
+    ...headers,
+  });
+}
+
+/**
+ * Follows a feed on an open stream until the client goes away or `end` is called: a comment
+ * every `heartbeatMs`, the subscription stopped at the end (also when it arrives after it).
+ * `track` receives the stream's `end` when it opens, `untrack` when it ends; resolves once ended.
+ */
+export function followUntilClosed(
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: { heartbeatMs: number; subscribe: () => Promise<() => void>; track: (end: () => void) => void; untrack: (end: () => void) => void },
+): Promise<void> {
+  response.write(": connected\n\n");
+  return new Promise<void>((resolve) => {
+    let unsubscribe: (() => void) | undefined;
+    let ended = false;
+    const heartbeat = setInterval(() => response.write(": keep-alive\n\n"), options.heartbeatMs);
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      clearInterval(heartbeat);
+      unsubscribe?.();
+      options.untrack(end);
+      if (!response.writableEnded) response.end();
+      resolve();
+    };
+    options.track(end);
+    request.on("close", end);
+    response.on("error", end);
+    options.subscribe().then((stop) => {
+      unsubscribe = stop;
+      if (ended) stop();
+    }, end);
+  });
 }
 
 /** The detail of the 429 for one stream too many. */
@@ -65,45 +118,22 @@ export function createEventStreams(options: {
     const keyId = caller.apiKey.id;
     const entry = byKey.get(keyId) ?? { token: bearerToken(request.headers.authorization), ends: new Set<() => void>() };
     if (entry.ends.size >= maxPerKey) throw new HttpError(429, tooManyStreamsDetail(maxPerKey));
-    const offered = request.headers["last-event-id"];
-    const lastEventId = typeof offered === "string" && offered.length > 0 && offered.length <= 100 ? offered : null;
-    response.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-store",
-      connection: "keep-alive",
-      // nginx buffers responses unless told not to; a buffered stream is not live.
-      "x-accel-buffering": "no",
-      ...headers,
-    });
-    response.write(": connected\n\n");
-    await new Promise<void>((resolve) => {
-      let unsubscribe: (() => void) | undefined;
-      let ended = false;
-      const heartbeat = setInterval(() => response.write(": keep-alive\n\n"), options.heartbeatMs ?? HEARTBEAT_MS);
-      const end = () => {
-        if (ended) return;
-        ended = true;
-        clearInterval(heartbeat);
-        unsubscribe?.();
+    const lastEventId = lastEventIdOf(request);
+    writeEventStreamHead(response, headers);
+    await followUntilClosed(request, response, {
+      heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
+      subscribe: () => options.feed.subscribe(caller.user.id, lastEventId, (event) => response.write(textOf(event))),
+      track: (end) => {
+        open.add(end);
+        entry.ends.add(end);
+        byKey.set(keyId, entry);
+        startRecheck();
+      },
+      untrack: (end) => {
         open.delete(end);
         entry.ends.delete(end);
         if (entry.ends.size === 0 && byKey.get(keyId) === entry) byKey.delete(keyId);
-        if (!response.writableEnded) response.end();
-        resolve();
-      };
-      open.add(end);
-      entry.ends.add(end);
-      byKey.set(keyId, entry);
-      startRecheck();
-      request.on("close", end);
-      response.on("error", end);
-      options.feed.subscribe(caller.user.id, lastEventId, (event) => response.write(textOf(event))).then(
-        (stop) => {
-          unsubscribe = stop;
-          if (ended) stop();
-        },
-        end,
-      );
+      },
     });
   };
 

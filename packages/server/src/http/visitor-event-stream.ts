@@ -1,6 +1,6 @@
 import { isVisitorEvent, type EventFeed, type OutboxEvent } from "@parley/core";
 import type { VisitorEventStreamHandler } from "./endpoint.js";
-import { formatEvent, HEARTBEAT_MS } from "./event-stream.js";
+import { followUntilClosed, formatEvent, HEARTBEAT_MS, lastEventIdOf, writeEventStreamHead } from "./event-stream.js";
 import { HttpError } from "./http-error.js";
 
 /** Event streams one visitor session may hold open at once in one process (several tabs). */
@@ -28,46 +28,22 @@ export function createVisitorEventStreams(options: { feed: EventFeed; heartbeatM
     const sessionKey = `${chatbotId}\u0000${sessionId}`;
     const count = bySession.get(sessionKey) ?? 0;
     if (count >= max) throw new HttpError(429, tooManyVisitorStreamsDetail(max));
-    const offered = request.headers["last-event-id"];
-    const lastEventId = typeof offered === "string" && offered.length > 0 && offered.length <= 100 ? offered : null;
+    const lastEventId = lastEventIdOf(request);
     bySession.set(sessionKey, count + 1);
-    response.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-store",
-      connection: "keep-alive",
-      "x-accel-buffering": "no",
-      ...headers,
-    });
-    response.write(": connected\n\n");
-    await new Promise<void>((resolve) => {
-      let unsubscribe: (() => void) | undefined;
-      let ended = false;
-      const heartbeat = setInterval(() => response.write(": keep-alive\n\n"), options.heartbeatMs ?? HEARTBEAT_MS);
-      const end = () => {
-        if (ended) return;
-        ended = true;
-        clearInterval(heartbeat);
-        unsubscribe?.();
+    writeEventStreamHead(response, headers);
+    const listener = (event: OutboxEvent) => {
+      if (isVisitorEvent(event, chatbotId, sessionId)) response.write(formatEvent(event));
+    };
+    await followUntilClosed(request, response, {
+      heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
+      subscribe: () => options.feed.subscribe(ownerId, lastEventId, listener),
+      track: (end) => open.add(end),
+      untrack: (end) => {
         open.delete(end);
         const left = (bySession.get(sessionKey) ?? 1) - 1;
         if (left <= 0) bySession.delete(sessionKey);
         else bySession.set(sessionKey, left);
-        if (!response.writableEnded) response.end();
-        resolve();
-      };
-      open.add(end);
-      request.on("close", end);
-      response.on("error", end);
-      const listener = (event: OutboxEvent) => {
-        if (isVisitorEvent(event, chatbotId, sessionId)) response.write(formatEvent(event));
-      };
-      options.feed.subscribe(ownerId, lastEventId, listener).then(
-        (stop) => {
-          unsubscribe = stop;
-          if (ended) stop();
-        },
-        end,
-      );
+      },
     });
   };
 

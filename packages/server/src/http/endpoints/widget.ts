@@ -1,7 +1,7 @@
 import { chatbotPaused, FEEDBACK_RATINGS, IDENTITY_NOT_VERIFIED, MAX_FEEDBACK_COMMENT_CHARS, isParleyError, MAX_MESSAGE_CHARS, MAX_USER_ID_CHARS, toMessageView, type ChatStreamEvent } from "@parley/core";
 import type { ServerResponse } from "node:http";
 import { defineEndpoint, created, noContent, ok, visitor, type Tag } from "../endpoint.js";
-import { HEARTBEAT_MS } from "../event-stream.js";
+import { HEARTBEAT_MS, writeEventStreamHead } from "../event-stream.js";
 import { HttpError, statusForCode } from "../http-error.js";
 import { details } from "../openapi-components.js";
 import { MAX_STREAMS_PER_SESSION, tooManyVisitorStreamsDetail } from "../visitor-event-stream.js";
@@ -186,7 +186,7 @@ export const sendVisitorMessage = defineEndpoint({
 
 /** Writes a streamed reply; a visitor who goes away stops the writing, never the reply's generation. */
 async function writeReplyStream(response: ServerResponse, headers: Record<string, string>, first: ChatStreamEvent | null, events: AsyncGenerator<ChatStreamEvent>): Promise<void> {
-  response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no", ...headers });
+  writeEventStreamHead(response, headers);
   let gone = false;
   response.on("close", () => (gone = true));
   const send = (event: string, data: unknown) => {
