@@ -8,17 +8,24 @@
 // servers at the same load: a saturated server batches more and spends less per request),
 // --stub-core (also measure the HTTP layer alone in front of a stub core; on by default
 // when both routes run),
-// --built (run the installed `parley serve`, packages/server/bin/parley.js on the tsup build, as a
-// user does, instead of the TypeScript sources through tsx: run `npm run build` first),
+// --built (run the installed `parley serve`, packages/server/bin/parley.js on the package build:
+// run `npm run build` first), --tsx (run the TypeScript sources through tsx; by default the server
+// is bundled from the current sources by tsup, as the package build compiles it: build-server.ts),
 // --corpus DIR (a BEIR folder, e.g. SciFact: real abstracts and real questions instead of the
-// generated support knowledge base).
+// generated support knowledge base),
+// --check (exit 1 when the list or chat route's share of bare node:http in this run — bare's
+// server CPU per request ÷ the route's — falls more than 20 % below the share recorded in
+// http-bench-ratios.json; connections and chunks default to the recorded run's), --record (write
+// this run's shares to that file).
 import autocannon, { type Request, type Result } from "autocannon";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { buildServer } from "./build-server.js";
 import { question, seededRandom } from "./corpus.js";
+import { checkRatios, ratiosOf, readRecorded, RECORDED_FILE, recordRatios, type Recorded } from "./http-bench-ratios.js";
 import { cpuSeconds, memoryMiB, startChild, type Child } from "./processes.js";
 import { machineLine, markdownTable, report, verdict, type Measured, type Target } from "./report.js";
 import { beirCorpus, seedDatabase } from "./seed.js";
@@ -26,8 +33,8 @@ import { beirCorpus, seedDatabase } from "./seed.js";
 const { values: flags } = parseArgs({
   options: {
     duration: { type: "string", default: "10" },
-    connections: { type: "string", default: "10" },
-    chunks: { type: "string", default: "10000" },
+    connections: { type: "string" },
+    chunks: { type: "string" },
     only: { type: "string" },
     "no-baseline": { type: "boolean", default: false },
     profile: { type: "string" },
@@ -36,10 +43,17 @@ const { values: flags } = parseArgs({
     rate: { type: "string" },
     corpus: { type: "string" },
     built: { type: "boolean", default: false },
+    tsx: { type: "boolean", default: false },
+    check: { type: "boolean", default: false },
+    record: { type: "boolean", default: false },
   },
 });
+const MODE = flags.built ? "built" : flags.tsx ? "tsx" : "bundle";
+const recorded: Recorded | undefined = flags.check ? readRecorded() : undefined;
+if (recorded !== undefined) refuseUnlikeRecorded(recorded);
 const DURATION = Number(flags.duration);
-const CONNECTIONS = Number(flags.connections);
+const CONNECTIONS = Number(flags.connections ?? recorded?.connections ?? 10);
+const CHUNKS = Number(flags.chunks ?? recorded?.chunks ?? 10_000);
 const WARMUP_SECONDS = 3;
 const KEYS = 20_000;
 /** High enough that neither limit nor the quota refuses a benchmark request (each is said in the output). */
@@ -51,6 +65,21 @@ const BENCH = fileURLToPath(new URL(".", import.meta.url));
 const TSX = ["--conditions=source", "--import", "tsx"];
 
 const say = (line = "") => process.stdout.write(`${line}\n`);
+
+/** A check compares shares measured alike: every route, no held rate, the recorded load and server build. */
+function refuseUnlikeRecorded(record: Recorded): void {
+  const unlike = [
+    flags.only !== undefined || flags["no-baseline"] ? "--check needs every run (no --only, no --no-baseline)" : undefined,
+    flags.rate !== undefined ? "--check compares saturated runs (no --rate)" : undefined,
+    flags.connections !== undefined && Number(flags.connections) !== record.connections ? `the record was taken with --connections ${record.connections}` : undefined,
+    flags.chunks !== undefined && Number(flags.chunks) !== record.chunks ? `the record was taken with --chunks ${record.chunks}` : undefined,
+    flags.corpus !== undefined ? "the record was taken on the generated knowledge base (no --corpus)" : undefined,
+    MODE !== record.server ? `the record was taken with the server ${record.server === "bundle" ? "bundled from the sources (no --built, no --tsx)" : `run with --${record.server}`}` : undefined,
+  ].filter((reason) => reason !== undefined);
+  if (unlike.length === 0) return;
+  process.stderr.write(`bench:http --check: ${unlike.join("; ")}.\n`);
+  process.exit(2);
+}
 
 const beir = flags.corpus === undefined ? undefined : beirCorpus(flags.corpus);
 /** Each connection loops over its own requests; together they use every key once per round. */
@@ -108,6 +137,8 @@ async function measure(
     let connection = 0;
     await autocannon({ url, connections: CONNECTIONS, amount: KEYS, setupClient: (client) => client.setRequests(requests(connection++)) });
   }
+  // With --perf, the moment to start `perf record -p PID` on exactly the measured seconds.
+  if (flags.perf) say(`Measuring ${name} for ${DURATION} s now (server pid ${String(pids.server)}).`);
   const before = { server: cpuSeconds(pids.server), provider: cpuSeconds(pids.provider), client: process.cpuUsage() };
   const result = await drive(url, requests, DURATION);
   const client = process.cpuUsage(before.client);
@@ -126,6 +157,7 @@ async function main(): Promise<void> {
   say(`Load: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${DURATION} s per route${flags.rate === undefined ? "" : `, held at ${flags.rate} requests/s`}; client, server and fake provider on this machine.`);
   say(`Limits raised so they refuse nothing: PARLEY_KEY_RATE_LIMIT=${LIMITS.keyRateLimit}, PARLEY_CONVERSATION_RATE_LIMIT=${LIMITS.conversationRateLimit}, plan quota ${LIMITS.monthlyMessages.toLocaleString("en")} messages/month; requests rotate over ${KEYS.toLocaleString("en")} keys (at most one request per key per second at 20,000 req/s, as the default limit of 60 a minute would require).`);
   const folder = mkdtempSync(join(tmpdir(), "parley-http-bench-"));
+  const folders = [folder];
   const children: Child[] = [];
   try {
     const provider = await startChild({ nodeArgs: TSX, script: join(BENCH, "fake-provider.ts"), env: { ...process.env }, cwd: ROOT, ready: /^(http:\S+)$/m });
@@ -139,7 +171,7 @@ async function main(): Promise<void> {
       PARLEY_CONVERSATION_RATE_LIMIT: String(LIMITS.conversationRateLimit),
     };
     const seeded = await seedDatabase(env, {
-      chunks: Number(flags.chunks),
+      chunks: CHUNKS,
       keys: KEYS,
       monthlyMessages: LIMITS.monthlyMessages,
       ...(beir === undefined ? {} : { documents: beir.documents }),
@@ -150,23 +182,29 @@ async function main(): Promise<void> {
         `through admin.ingestDocument with the local embedder), ${KEYS.toLocaleString("en")} API keys.`,
     );
 
+    const bundle = MODE === "tsx" ? undefined : await buildServer();
+    if (bundle !== undefined) folders.push(bundle.folder);
     const profile = [...(flags.profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${flags.profile}`]), ...(flags.perf ? ["--perf-basic-prof"] : [])];
+    const accessLog = readAccessLog();
+    const started = performance.now();
     const server = await startChild({
-      nodeArgs: flags.built ? profile : [...TSX, ...profile],
-      script: flags.built ? join(ROOT, "packages/server/bin/parley.js") : join(BENCH, "serve-from-source.ts"),
+      nodeArgs: MODE === "tsx" ? [...TSX, ...profile] : profile,
+      script: MODE === "built" ? join(ROOT, "packages/server/bin/parley.js") : (bundle?.cli ?? join(BENCH, "serve-from-source.ts")),
       args: ["serve", "--port", "0", "--host", "127.0.0.1"],
       env,
       cwd: ROOT,
       ready: /listening on (http:\/\/[\d.:]+)/,
-      stdout: "ignore",
+      onStdout: accessLog.take,
     });
     children.push(server.child);
     const pids = { server: server.child.process.pid, provider: provider.child.process.pid };
     const idle = memoryMiB(pids.server);
-    say(`Server: parley serve ${flags.built ? "built (bin/parley.js)" : "from source (tsx)"}, pid ${String(pids.server)}, access log to /dev/null, RSS at start ${idle ? idle.rss.toFixed(0) : "n/a"} MiB.`);
+    const how = { built: "built (bin/parley.js on the installed dist)", tsx: "from source (tsx)", bundle: "bundled from the current sources by tsup (as the package build)" }[MODE];
+    say(`Server: parley serve ${how}, pid ${String(pids.server)}, access log through a pipe read by this process, RSS at start ${idle ? idle.rss.toFixed(0) : "n/a"} MiB.`);
     say();
 
     const runs: { run: Measured; target?: Target }[] = [];
+    const guarded: { bare?: Measured; list?: Measured; chat?: Measured } = {};
     if (!flags["no-baseline"] && flags.only === undefined) {
       const bare = await startChild({
         nodeArgs: [],
@@ -179,16 +217,17 @@ async function main(): Promise<void> {
       const baseline = await measure("baseline (bare node:http answering [])", bare.match, () => [{ method: "GET", path: "/" }], { server: bare.child.process.pid });
       await bare.child.stop();
       runs.push({ run: baseline });
+      guarded.bare = baseline;
       say(report(baseline));
     }
     if (flags["stub-core"] || (!flags["no-baseline"] && flags.only === undefined)) {
       const stub = await startChild({
-        nodeArgs: TSX,
-        script: join(BENCH, "stub-core-server.ts"),
+        nodeArgs: bundle === undefined ? TSX : [],
+        script: bundle?.stubCore ?? join(BENCH, "stub-core-server.ts"),
         env: { PATH: env.PATH },
         cwd: ROOT,
         ready: /^(http:\S+)$/m,
-        stdout: "ignore",
+        onStdout: readAccessLog().take,
       });
       children.push(stub.child);
       const layer = await measure("GET /v1/chatbots, HTTP layer on a stub core", stub.match, requestLists("list", seeded.keys, seeded.chatbotId), { server: stub.child.process.pid });
@@ -196,6 +235,10 @@ async function main(): Promise<void> {
       runs.push({ run: layer });
       say(report(layer));
     }
+    // The server reads its keyword index ahead after a start, in slices between requests: measured
+    // during that, a route would be charged for it.
+    const warmedUp = await accessLog.warmedUp(server.child);
+    say(`Server: keyword index warmed up ${((warmedUp - started) / 1000).toFixed(1)} s after start.`);
     const routes = {
       list: () => measure("GET /v1/chatbots", server.match, requestLists("list", seeded.keys, seeded.chatbotId), pids, { warmEveryKey: true }),
       chat: () => measure("POST /v1/chatbots/{id}/chat", server.match, requestLists("chat", seeded.keys, seeded.chatbotId), pids),
@@ -204,6 +247,7 @@ async function main(): Promise<void> {
       if (flags.only !== undefined && flags.only !== name) continue;
       const run = await routes[name]();
       runs.push({ run, target: TARGETS[name] });
+      guarded[name] = run;
       say(report(run));
       say(verdict(run, TARGETS[name]));
     }
@@ -212,13 +256,65 @@ async function main(): Promise<void> {
     say(`Server memory: peak RSS ${memory ? memory.peak.toFixed(0) : "n/a"} MiB, RSS now ${memory ? memory.rss.toFixed(0) : "n/a"} MiB.`);
     const faults = server.child.stderr().split("\n").filter((line) => line.includes('"level":"error"'));
     if (faults.length > 0) say(`Server logged ${faults.length} faults; first: ${faults[0]!.slice(0, 400)}`);
+    say(`Access log: ${accessLog.lines().toLocaleString("en")} lines read from the server's stdout.`);
     say(`Load average at the end: ${loadavg().map((value) => value.toFixed(2)).join(" ")}`);
     say();
     say(markdownTable(runs, memory?.peak));
+    const ratios = ratiosOf(guarded);
+    if (ratios !== undefined) {
+      say();
+      say(ratios.text);
+      if (recorded !== undefined) {
+        const check = checkRatios(ratios.shares, recorded);
+        say(check.text);
+        if (!check.ok) process.exitCode = 1;
+      }
+      if (flags.record) {
+        recordRatios({ shares: ratios.shares, connections: CONNECTIONS, chunks: CHUNKS, server: MODE, machine: machineLine(), command: `npm run bench:http -- ${process.argv.slice(2).join(" ")}` });
+        say(`Recorded in ${RECORDED_FILE}.`);
+      }
+    } else if (flags.record) {
+      say("Nothing recorded: --record needs the bare baseline and both routes in one run.");
+      process.exitCode = 1;
+    }
   } finally {
     for (const child of children.reverse()) await child.stop();
-    rmSync(folder, { recursive: true, force: true });
+    for (const each of folders) rmSync(each, { recursive: true, force: true });
   }
+}
+
+/**
+ * The server's stdout, read as a log collector would (so the server writes its access log into a
+ * pipe, as under systemd or Docker): lines are counted, not kept, and the keyword index's
+ * warm-up line is watched for.
+ */
+function readAccessLog() {
+  let lines = 0;
+  let seen = "";
+  let warmed: (() => void) | undefined;
+  let warmedAt: number | undefined;
+  return {
+    take: (chunk: Buffer) => {
+      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
+      if (warmedAt !== undefined) return;
+      // Only until the warm-up line has gone by (the first seconds); a line may straddle two chunks.
+      seen = seen.slice(-64) + chunk.toString("latin1");
+      if (seen.includes('"event":"search_warmed_up"')) {
+        warmedAt = performance.now();
+        warmed?.();
+      }
+    },
+    lines: () => lines,
+    /** When the warm-up ended (performance.now()); a failed warm-up (on stderr) ends the wait too. */
+    warmedUp: async (child: Child): Promise<number> => {
+      const failed = setInterval(() => {
+        if (child.stderr().includes("search_warm_up_failed")) warmed?.();
+      }, 100);
+      if (warmedAt === undefined) await new Promise<void>((resolve) => (warmed = resolve));
+      clearInterval(failed);
+      return warmedAt ?? performance.now();
+    },
+  };
 }
 
 await main();

@@ -23,11 +23,14 @@ export function startChild(options: {
   ready: RegExp;
   /** "ignore" sends stdout to /dev/null (the server's access log: reading it would cost the load generator CPU). */
   stdout?: "pipe" | "ignore";
+  /** Takes stdout through a pipe chunk by chunk, keeping none of it (the access log, read as a log collector would). */
+  onStdout?: (chunk: Buffer) => void;
 }): Promise<{ child: Child; match: string }> {
+  const { onStdout } = options;
   const child = spawn(process.execPath, [...options.nodeArgs, options.script, ...(options.args ?? [])], {
     cwd: options.cwd,
     env: options.env as NodeJS.ProcessEnv,
-    stdio: ["ignore", options.stdout ?? "pipe", "pipe"],
+    stdio: ["ignore", onStdout === undefined ? (options.stdout ?? "pipe") : "pipe", "pipe"],
   });
   let stderr = "";
   let stdout = "";
@@ -49,10 +52,14 @@ export function startChild(options: {
         resolve({ child: handle, match: match[1] ?? match[0] });
       }
     };
-    child.stdout?.on("data", (chunk: Buffer) => {
-      stdout += chunk;
-      look(stdout);
-    });
+    child.stdout?.on(
+      "data",
+      onStdout ??
+        ((chunk: Buffer) => {
+          stdout += chunk;
+          look(stdout);
+        }),
+    );
     child.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk;
       look(stderr);
