@@ -19,6 +19,7 @@ export { readChatStateInParts, type ChatState, type ReadChatState } from "./port
 export type * from "./ports/knowledge-sources.js";
 export type * from "./ports/upload-store.js";
 export { fuseByReciprocalRank, type FusedHit } from "./retrieval/fusion.js";
+export { checkEmbedderSpace, hybridSearchInParts } from "./retrieval/hybrid-search.js";
 export { formatTimestamp, monthOf, startOfNextMonth, systemClock } from "./support/time.js";
 export { isUuid, randomIds } from "./support/ids.js";
 export { sha256Hex } from "./support/hash.js";
