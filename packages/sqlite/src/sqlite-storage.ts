@@ -2,17 +2,8 @@ import type { Database } from "better-sqlite3";
 import { conflict, readChatStateInParts, widgetSettingsFrom } from "@parley/core";
 import type { ApiKey, Chatbot, ChatbotChanges, Conversation, Storage, User } from "@parley/core";
 import { openDatabase } from "./database.js";
-import {
-  apiKeyFromRow,
-  chatbotFromRow,
-  chatbotToRow,
-  conversationFromRow,
-  messageFromRow,
-  outboxEventFromRow,
-  planFromRow,
-  toFlag,
-  userFromRow,
-} from "./sqlite-storage-rows.js";
+import { outboxEventFromRow, planFromRow, userFromRow } from "@parley/core/storage-rows";
+import { sqliteRows, toFlag } from "./sqlite-storage-rows.js";
 import { createReadCache, DEFAULT_READ_CACHE_LIMITS } from "./sqlite-storage-read-cache.js";
 import { createSqliteWebhookStorage } from "./sqlite-webhook-storage.js";
 import { createSqliteOperatorStorage } from "./sqlite-operator-storage.js";
@@ -70,7 +61,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     read(() => {
       const keyRow = statements.getApiKeyByHash.get(keyHash);
       const userRow = keyRow && statements.getUser.get(keyRow.user_id);
-      return keyRow && userRow ? { apiKey: apiKeyFromRow(keyRow), user: userFromRow(userRow) } : null;
+      return keyRow && userRow ? { apiKey: sqliteRows.apiKeyFromRow(keyRow), user: userFromRow(userRow) } : null;
     });
   const operator = createSqliteOperatorStorage(database, writeKeepingCache);
   const agents = createSqliteAgentStorage(database, writeKeepingCache);
@@ -117,16 +108,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
 
     async createApiKey(key) {
       write(() =>
-        statements.insertApiKey.run({
-          id: key.id,
-          user_id: key.userId,
-          name: key.name,
-          key_hash: key.keyHash,
-          scope: key.scope,
-          created_at: key.createdAt,
-          revoked_at: key.revokedAt,
-          last_used_at: key.lastUsedAt,
-        }),
+        statements.insertApiKey.run(sqliteRows.apiKeyToRow(key)),
       );
       return { ...key };
     },
@@ -136,14 +118,14 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     },
     async revokeApiKey(id, at) {
       const row = write(() => statements.revokeApiKey.get(at, id));
-      return row ? apiKeyFromRow(row) : null;
+      return row ? sqliteRows.apiKeyFromRow(row) : null;
     },
     async getApiKey(id) {
       const row = statements.getApiKey.get(id);
-      return row ? apiKeyFromRow(row) : null;
+      return row ? sqliteRows.apiKeyFromRow(row) : null;
     },
     async listApiKeys(userId) {
-      return statements.listApiKeys.all(userId).map(apiKeyFromRow);
+      return statements.listApiKeys.all(userId).map(sqliteRows.apiKeyFromRow);
     },
     async touchApiKey(id, at) {
       // Keeps the read cache and updates the cached key in place: emptying the whole cache for
@@ -161,19 +143,19 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
           widget: widgetSettingsFrom(draft.widget),
           widgetSecretNonce: draft.widgetSecretNonce ?? null,
         };
-        statements.insertChatbot.run(chatbotToRow(chatbot));
+        statements.insertChatbot.run(sqliteRows.chatbotToRow(chatbot));
         return chatbot;
       });
     },
     async getChatbot(id) {
       const chatbot = chatbotsById.get(id, () => {
         const row = statements.getChatbot.get(id);
-        return row ? chatbotFromRow(row) : null;
+        return row ? sqliteRows.chatbotFromRow(row) : null;
       });
       return chatbot && copyChatbot(chatbot);
     },
     async listChatbots(ownerId) {
-      const chatbots = chatbotsByOwner.get(ownerId, () => statements.listChatbots.all(ownerId).map(chatbotFromRow));
+      const chatbots = chatbotsByOwner.get(ownerId, () => statements.listChatbots.all(ownerId).map(sqliteRows.chatbotFromRow));
       return chatbots!.map(copyChatbot);
     },
     async updateChatbot(id, changes) {
@@ -182,9 +164,9 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
         if (!row) return null;
         // Only the changeable fields, so a stray `id` or `slug` in `changes` cannot retarget the UPDATE.
         const allowed = CHANGEABLE_FIELDS.filter((field) => changes[field] !== undefined).map((field) => [field, changes[field]]);
-        const chatbot: Chatbot = { ...chatbotFromRow(row), ...Object.fromEntries(allowed) };
+        const chatbot: Chatbot = { ...sqliteRows.chatbotFromRow(row), ...Object.fromEntries(allowed) };
         try {
-          statements.updateChatbot.run(chatbotToRow(chatbot));
+          statements.updateChatbot.run(sqliteRows.chatbotToRow(chatbot));
         } catch (error) {
           // Only restoring a deleted chatbot whose slug was reused since can clash.
           if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
@@ -212,7 +194,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
         }
         const found = statements.findConversation.get(input.chatbotId, input.sessionId);
         const existing = found
-          ? conversationFromRow(found)
+          ? sqliteRows.conversationFromRow(found)
           : insertConversation(statements, {
               id: input.newConversationId,
               chatbotId: input.chatbotId,
@@ -225,8 +207,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
               updatedAt: input.at,
             });
         // Read before the insert, so the history is exactly the messages before this one.
-        const history = statements.recentMessages.all(existing.id, input.historyLimit).reverse().map(messageFromRow);
-        const conversation = conversationFromRow(statements.countMessage.get({ id: existing.id, at: input.at, needs_attention: null })!);
+        const history = statements.recentMessages.all(existing.id, input.historyLimit).reverse().map(sqliteRows.messageFromRow);
+        const conversation = sqliteRows.conversationFromRow(statements.countMessage.get({ id: existing.id, at: input.at, needs_attention: null })!);
         const message = insertMessage(statements, {
           id: input.messageId,
           conversationId: conversation.id,
@@ -253,7 +235,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
         const counted = statements.countMessage.get({ id: conversationId, at, needs_attention: toFlag(input.needsAttention) });
         if (!counted) throw new Error(`No conversation ${conversationId}.`);
         // Built inside the transaction: a throwing builder rolls the message back with it.
-        const events = input.events(conversationFromRow(counted), { ...message });
+        const events = input.events(sqliteRows.conversationFromRow(counted), { ...message });
         insertOutboxEvents(statements, events);
         return { message, events };
       });
@@ -264,7 +246,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
 
     async findConversation(chatbotId, sessionId) {
       const row = statements.findConversation.get(chatbotId, sessionId);
-      return row ? conversationFromRow(row) : null;
+      return row ? sqliteRows.conversationFromRow(row) : null;
     },
     async setHumanTakeover(input) {
       return writeKeepingCache(() => {
@@ -284,9 +266,9 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
             updatedAt: input.at,
           });
         } else if (changed) {
-          conversation = conversationFromRow(statements.setHumanTakeover.get(toFlag(input.humanTakeover), input.at, found.id)!);
+          conversation = sqliteRows.conversationFromRow(statements.setHumanTakeover.get(toFlag(input.humanTakeover), input.at, found.id)!);
         } else {
-          conversation = conversationFromRow(found);
+          conversation = sqliteRows.conversationFromRow(found);
         }
         const events = input.events({ conversation: { ...conversation }, created: !found, changed });
         insertOutboxEvents(statements, events);
@@ -295,7 +277,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       });
     },
     async listMessages(conversationId) {
-      return statements.listMessages.all(conversationId).map(messageFromRow);
+      return statements.listMessages.all(conversationId).map(sqliteRows.messageFromRow);
     },
 
     async listOutboxEvents({ limit }) {
