@@ -15,7 +15,7 @@ export type * from "./ports/ids.js";
 export type * from "./ports/rate-limiter.js";
 export type * from "./ports/search-index.js";
 export type * from "./ports/storage.js";
-export { readChatStateInParts, type ChatState, type ReadChatState } from "./ports/chat-state.js";
+export { readChatStateInParts, readKeyedChatStateInParts, type ChatState, type KeyedChatState, type ReadChatState, type ReadKeyedChatState } from "./ports/chat-state.js";
 export type * from "./ports/knowledge-sources.js";
 export type * from "./ports/upload-store.js";
 export { fuseByReciprocalRank, type FusedHit } from "./retrieval/fusion.js";

@@ -221,6 +221,26 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       };
     },
 
+    async readKeyedChatState(input) {
+      type KeyRow = ApiKeyRow & { u_email: string; u_plan_name: string; u_monthly_messages_override: number | null; u_created_at: number };
+      const { rows } = await pool.query<{ key: KeyRow | null; chatbot: ChatbotRow | null; plan: PlanRow | null; used: number; conversation: ConversationRow | null }>(
+        CHAT_SQL.readKeyedChatState,
+        [input.keyHash, input.chatbotId, input.month, input.sessionId === null ? null : toText(input.sessionId)],
+      );
+      const row = rows[0]!;
+      const found = row.key;
+      const user = found && userFromRow({ id: found.user_id, email: found.u_email, plan_name: found.u_plan_name, monthly_messages_override: found.u_monthly_messages_override, created_at: found.u_created_at });
+      return {
+        key: found && { apiKey: apiKeyFromRow(found), user: user! },
+        state: {
+          chatbot: row.chatbot && chatbotFromRow(row.chatbot),
+          plan: row.plan && planFromRow(row.plan),
+          used: Number(row.used),
+          conversation: row.conversation && conversationFromRow(row.conversation),
+        },
+      };
+    },
+
     async acceptUserMessage(input) {
       // One round trip into the conversation the caller read, while it is still the stored one.
       let expected = input.conversation ?? null;

@@ -1,5 +1,5 @@
 import type { Database } from "better-sqlite3";
-import { conflict, readChatStateInParts, widgetSettingsFrom } from "@parley/core";
+import { conflict, readChatStateInParts, readKeyedChatStateInParts, widgetSettingsFrom } from "@parley/core";
 import type { ApiKey, Chatbot, ChatbotChanges, Conversation, Storage, User } from "@parley/core";
 import { openDatabase } from "./database.js";
 import { outboxEventFromRow, planFromRow, userFromRow } from "@parley/core/storage-rows";
@@ -183,6 +183,9 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     },
     async readChatState(input) {
       return readChatStateInParts(this, input);
+    },
+    async readKeyedChatState(input) {
+      return readKeyedChatStateInParts(this, input);
     },
 
     async acceptUserMessage(input) {

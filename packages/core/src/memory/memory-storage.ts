@@ -1,4 +1,4 @@
-import { readChatStateInParts } from "../ports/chat-state.js";
+import { readChatStateInParts, readKeyedChatStateInParts } from "../ports/chat-state.js";
 import type { Chatbot } from "../domain/chatbot.js";
 import { widgetSettingsFrom } from "../domain/widget.js";
 import type { Conversation, ConversationEvent, ConversationSummary, Message } from "../domain/conversation.js";
@@ -141,6 +141,9 @@ export function createMemoryStorage(): Storage {
     },
     async readChatState(input) {
       return readChatStateInParts(this, input);
+    },
+    async readKeyedChatState(input) {
+      return readKeyedChatStateInParts(this, input);
     },
 
     async acceptUserMessage(input: AcceptUserMessage): Promise<AcceptUserMessageResult> {
