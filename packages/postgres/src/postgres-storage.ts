@@ -231,12 +231,12 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       const found = row.key;
       const user = found && userFromRow({ id: found.user_id, email: found.u_email, plan_name: found.u_plan_name, monthly_messages_override: found.u_monthly_messages_override, created_at: found.u_created_at });
       return {
-        key: found && { apiKey: apiKeyFromRow(found), user: user! },
+        key: found && { apiKey: postgresRows.apiKeyFromRow(found), user: user! },
         state: {
-          chatbot: row.chatbot && chatbotFromRow(row.chatbot),
+          chatbot: row.chatbot && postgresRows.chatbotFromRow(row.chatbot),
           plan: row.plan && planFromRow(row.plan),
           used: Number(row.used),
-          conversation: row.conversation && conversationFromRow(row.conversation),
+          conversation: row.conversation && postgresRows.conversationFromRow(row.conversation),
         },
       };
     },

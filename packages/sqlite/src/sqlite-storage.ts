@@ -17,6 +17,8 @@ import {
   prepareStorageStatements,
 } from "./sqlite-storage-statements.js";
 
+/** How long a key's touch waits to be written with the others (`last_used_at` is kept to the minute). */
+const TOUCH_DELAY_MS = 1_000;
 /** The fields `updateChatbot` writes: exactly the keys of ChatbotChanges. */
 const CHANGEABLE_FIELDS = ["isActive", "deletedAt", "name", "systemPrompt", "fallbackMessage", "model", "provider", "updatedAt", "widget", "widgetSecretNonce"] as const satisfies readonly (keyof ChatbotChanges)[];
 /** A chatbot the read cache may hold, copied so a caller's changes never reach the cache. */
@@ -56,13 +58,52 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const chatbotsById = cache.map<Chatbot>(limits.chatbots);
   const chatbotsByOwner = cache.map<Chatbot[]>(limits.chatbots);
   const webhooks = createSqliteWebhookStorage(database, writeKeepingCache);
-  /** A key with its user, as the cache of keys holds it. */
+  // `last_used_at` is kept to the minute (core's authenticate), so touches are not worth a
+  // commit each: they wait here, by key id, and are written together in one transaction within
+  // a second (and before this adapter reads a key's row, and on close). Reads through this
+  // adapter see them at once; another process sees them within the second.
+  const pendingTouches = new Map<string, number>();
+  let touchTimer: ReturnType<typeof setTimeout> | undefined;
+  const writeTouches = () => {
+    clearTimeout(touchTimer);
+    touchTimer = undefined;
+    if (pendingTouches.size === 0 || !database.open) return;
+    const touches = [...pendingTouches];
+    pendingTouches.clear();
+    try {
+      writeKeepingCache(() => {
+        for (const [id, at] of touches) statements.touchApiKey.run(at, id);
+      });
+    } catch (error) {
+      // The database is busy (another process holds the write lock): keep them for the next try.
+      for (const [id, at] of touches) if (!pendingTouches.has(id)) pendingTouches.set(id, at);
+      scheduleTouches();
+      throw error;
+    }
+  };
+  const scheduleTouches = () => {
+    if (touchTimer !== undefined) return;
+    touchTimer = setTimeout(() => {
+      try {
+        writeTouches();
+      } catch {
+        // Retried by the timer writeTouches set again; a last use is advisory, never worth a crash.
+      }
+    }, TOUCH_DELAY_MS);
+    touchTimer.unref?.();
+  };
+  /** A key with its user, as the cache of keys holds it (with its last use still waiting to be written). */
   const loadKey = (keyHash: string) =>
     read(() => {
       const keyRow = statements.getApiKeyByHash.get(keyHash);
       const userRow = keyRow && statements.getUser.get(keyRow.user_id);
-      return keyRow && userRow ? { apiKey: sqliteRows.apiKeyFromRow(keyRow), user: userFromRow(userRow) } : null;
+      if (!keyRow || !userRow) return null;
+      const apiKey = sqliteRows.apiKeyFromRow(keyRow);
+      apiKey.lastUsedAt = pendingTouches.get(apiKey.id) ?? apiKey.lastUsedAt;
+      return { apiKey, user: userFromRow(userRow) };
     });
+  /** Which key hash each key id has, for the keys the cache has loaded (a touch updates the cached key in place). */
+  const keyHashes = new Map<string, string>();
   const operator = createSqliteOperatorStorage(database, writeKeepingCache);
   const agents = createSqliteAgentStorage(database, writeKeepingCache);
   const feedback = createSqliteFeedbackStorage(database, statements, writeKeepingCache);
@@ -113,26 +154,35 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       return { ...key };
     },
     async findApiKeyByHash(keyHash) {
-      const found = keysByHash.get(keyHash, () => loadKey(keyHash));
+      const found = keysByHash.get(keyHash, () => {
+        const loaded = loadKey(keyHash);
+        if (loaded) keyHashes.set(loaded.apiKey.id, keyHash);
+        return loaded;
+      });
       return found && { apiKey: { ...found.apiKey }, user: { ...found.user } };
     },
     async revokeApiKey(id, at) {
+      writeTouches();
       const row = write(() => statements.revokeApiKey.get(at, id));
       return row ? sqliteRows.apiKeyFromRow(row) : null;
     },
     async getApiKey(id) {
+      writeTouches();
       const row = statements.getApiKey.get(id);
       return row ? sqliteRows.apiKeyFromRow(row) : null;
     },
     async listApiKeys(userId) {
+      writeTouches();
       return statements.listApiKeys.all(userId).map(sqliteRows.apiKeyFromRow);
     },
     async touchApiKey(id, at) {
-      // Keeps the read cache and updates the cached key in place: emptying the whole cache for
-      // each key's touch (once a minute a key) would empty it all the time with many keys.
-      const keyHash = writeKeepingCache(() => (statements.touchApiKey.run(at, id), statements.getApiKey.get(id)?.key_hash));
-      const cached = keyHash === undefined ? null : keysByHash.get(keyHash, () => loadKey(keyHash));
-      if (cached) cached.apiKey.lastUsedAt = at;
+      // Written with the other touches of the next second (see pendingTouches); the cached key
+      // is updated in place, so the cache stays whole and the next lookup sees the new last use.
+      pendingTouches.set(id, at);
+      scheduleTouches();
+      const keyHash = keyHashes.get(id);
+      const cached = keyHash === undefined ? null : keysByHash.get(keyHash, () => null);
+      if (cached && cached.apiKey.id === id) cached.apiKey.lastUsedAt = at;
     },
 
     async createChatbot(draft, baseSlug) {
@@ -293,6 +343,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     ...webhooks,
 
     async close() {
+      writeTouches();
       if (ownsDatabase && database.open) database.close();
     },
   };
