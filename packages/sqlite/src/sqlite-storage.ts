@@ -1,5 +1,5 @@
 import type { Database } from "better-sqlite3";
-import { conflict, readChatStateInParts, readKeyedChatStateInParts, widgetSettingsFrom } from "@parley/core";
+import { conflict, newConversation, readChatStateInParts, readKeyedChatStateInParts, widgetSettingsFrom } from "@parley/core";
 import type { ApiKey, Chatbot, ChatbotChanges, Conversation, Storage, User } from "@parley/core";
 import { openDatabase } from "./database.js";
 import { outboxEventFromRow, planFromRow, userFromRow } from "@parley/core/storage-rows";
@@ -248,17 +248,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
         const found = statements.findConversation.get(input.chatbotId, input.sessionId);
         const existing = found
           ? sqliteRows.conversationFromRow(found)
-          : insertConversation(statements, {
-              id: input.newConversationId,
-              chatbotId: input.chatbotId,
-              sessionId: input.sessionId,
-              humanTakeover: false,
-              needsAttention: false,
-              attentionReason: null,
-              messageCount: 0,
-              createdAt: input.at,
-              updatedAt: input.at,
-            });
+          : insertConversation(statements, newConversation({ id: input.newConversationId, chatbotId: input.chatbotId, sessionId: input.sessionId, humanTakeover: false, at: input.at }));
         // Read before the insert, so the history is exactly the messages before this one.
         const history = statements.recentMessages.all(existing.id, input.historyLimit).reverse().map(sqliteRows.messageFromRow);
         const conversation = sqliteRows.conversationFromRow(statements.countMessage.get({ id: existing.id, at: input.at, needs_attention: null })!);
@@ -307,17 +297,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
         const changed = (found?.human_takeover === 1) !== input.humanTakeover;
         let conversation: Conversation;
         if (!found) {
-          conversation = insertConversation(statements, {
-            id: input.newConversationId,
-            chatbotId: input.chatbotId,
-            sessionId: input.sessionId,
-            humanTakeover: input.humanTakeover,
-            needsAttention: false,
-            attentionReason: null,
-            messageCount: 0,
-            createdAt: input.at,
-            updatedAt: input.at,
-          });
+          conversation = insertConversation(statements, newConversation({ id: input.newConversationId, chatbotId: input.chatbotId, sessionId: input.sessionId, humanTakeover: input.humanTakeover, at: input.at }));
         } else if (changed) {
           conversation = sqliteRows.conversationFromRow(statements.setHumanTakeover.get(toFlag(input.humanTakeover), input.at, found.id)!);
         } else {

@@ -8,6 +8,7 @@ import type { KnowledgeRequest } from "../domain/knowledge.js";
 
 export * from "./rows.js";
 export * from "./row-codec.js";
+export * from "./search-document-rows.js";
 
 /** An ingestion's row: its request and errors as JSON text. */
 export interface IngestionRow {
