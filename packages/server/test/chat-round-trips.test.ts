@@ -16,10 +16,10 @@ import { startTestPostgres, testDatabaseUrl, type TestPostgres } from "./test-po
 
 /**
  * Round trips of a chat on the common path (a known key, an existing conversation, a chatbot with
- * documents): 7 (the key, the chat's state, accepting the message, the embedding space, the
- * keyword and vector searches with their documents, the reply), whatever the sources.
+ * documents): 5 (the key, the chat's state, accepting the message, retrieval in one statement
+ * with its documents, the reply), whatever the sources.
  */
-const DATABASE_ROUND_TRIPS = 7;
+const DATABASE_ROUND_TRIPS = 5;
 const REDIS_ROUND_TRIPS = 2;
 
 const redisUrl = process.env.PARLEY_TEST_REDIS_URL?.trim() || undefined;
