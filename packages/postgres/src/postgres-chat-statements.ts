@@ -1,4 +1,4 @@
-import { API_KEY_COLUMNS, CHATBOT_COLUMNS, CONVERSATION_COLUMNS, MESSAGE_COLUMNS, MESSAGE_READ_COLUMNS, OUTBOX_COLUMNS } from "./postgres-storage-rows.js";
+import { API_KEY_COLUMNS, CHATBOT_COLUMNS, CONVERSATION_COLUMNS, MESSAGE_COLUMNS, MESSAGE_READ_COLUMNS, OUTBOX_COLUMNS } from "@parley/core/storage-rows";
 
 // The statements of a chat's two write steps, each doing in one round trip what used to take
 // several (docs/scaling.md, "Round trips of a chat"): still one transaction per step.

@@ -3,7 +3,8 @@
 // difference to the real server is what the core and SQLite cost. Prints its URL when listening.
 import type { Parley } from "@parley/core";
 import { createServer } from "node:http";
-import { consoleLog, createRequestHandler } from "../src/http/create-request-handler.js";
+import { createRequestHandler } from "../src/http/create-request-handler.js";
+import { consoleLog } from "../src/http/log-lines.js";
 
 const caller = {
   user: { id: "7b0c6d1e-0000-4000-8000-000000000001", email: "bench@example.com", planName: "bench", monthlyMessagesOverride: null, createdAt: 0 },

@@ -1,4 +1,5 @@
-export { createRequestHandler, consoleLog, type LogSink } from "./http/create-request-handler.js";
+export { createRequestHandler } from "./http/create-request-handler.js";
+export { consoleLog, type LogSink } from "./http/log-lines.js";
 export { statusForCode, HttpError } from "./http/http-error.js";
 export { chatRequestSchema } from "./http/endpoints/spec.js";
 export { chatResponseSchema, chatbotSummarySchema, chatbotDetailSchema, errorSchema } from "./http/views-chat.js";

@@ -1,4 +1,4 @@
-import { consoleLog } from "../http/create-request-handler.js";
+import { consoleLog } from "../http/log-lines.js";
 import { banner, ollamaAnswers, seedQuickstart } from "../runtime/quickstart.js";
 import { startServer } from "../runtime/serve.js";
 import { INGEST_COMMAND } from "./ingest-command.js";

@@ -7,19 +7,11 @@ import type { EndpointContext, EventStreamHandler, KeyAccess, KeyedRequest, Uplo
 import { ENDPOINTS } from "./endpoints/index.js";
 import { HttpError, statusForCode } from "./http-error.js";
 import { isMultipart, readJsonBody } from "./read-json-body.js";
+import { consoleLog, createAccessLog, type LogSink } from "./log-lines.js";
 import { createRedactor } from "./redact.js";
 import { requestIdOf } from "./request-id.js";
 import { createRouter, paramsOf, queryOf, type Match, type Route } from "./router.js";
 import { clientAddress, corsHeaders, preflightHeaders, VARY_ORIGIN } from "./widget-origin.js";
-
-/** Where the server writes its JSON log lines. */
-export type LogSink = (line: Record<string, unknown>) => void;
-
-/** A JSON-lines logger: access lines on stdout, warnings and faults on stderr (a CLI command's stdout stays its JSON). */
-export const consoleLog: LogSink = (line) => {
-  const text = `${JSON.stringify({ time: new Date().toISOString(), ...line })}\n`;
-  (line.level === "error" || line.level === "warn" ? process.stderr : process.stdout).write(text);
-};
 
 interface Outcome {
   status: number;
@@ -81,6 +73,7 @@ export function createRequestHandler(options: {
   const sink = options.log ?? consoleLog;
   const redact = createRedactor(options.secrets ?? []);
   const log: LogSink = (line) => sink(redact(line));
+  const logAccess = createAccessLog(sink, redact);
 
   /** The outcome to write, or null when a stream answered (and has ended). */
   async function handle(request: IncomingMessage, response: ServerResponse, requestId: string, path: string, search: string): Promise<Outcome | null> {
@@ -234,7 +227,7 @@ export function createRequestHandler(options: {
     if (isConsolePath(path)) {
       // The console's static files (docs/design.md §11): no key, their own headers.
       const status = serveConsole(request, response, path, { "x-request-id": requestId });
-      return log({ level: "info", msg: "request", request_id: requestId, method: request.method, path, status, duration_ms: Math.round((performance.now() - started) * 100) / 100, key_id: null });
+      return logAccess(requestId, request.method, path, status, Math.round((performance.now() - started) * 100) / 100, null);
     }
     if (isWidgetPath(path)) {
       // The chat widget's loader and frame (docs/design.md §14): no key, their own headers.
@@ -245,7 +238,7 @@ export function createRequestHandler(options: {
           response.end(JSON.stringify(refused.body));
           return refused.status;
         })
-        .then((status) => log({ level: "info", msg: "request", request_id: requestId, method: request.method, path, status, duration_ms: Math.round((performance.now() - started) * 100) / 100, key_id: null }));
+        .then((status) => logAccess(requestId, request.method, path, status, Math.round((performance.now() - started) * 100) / 100, null));
       return;
     }
     handle(request, response, requestId, path, query === -1 ? "" : url.slice(query + 1))
@@ -265,16 +258,7 @@ export function createRequestHandler(options: {
           ...outcome.headers,
         });
         response.end(payload);
-        log({
-          level: "info",
-          msg: "request",
-          request_id: requestId,
-          method: request.method,
-          path,
-          status: outcome.status,
-          duration_ms: Math.round((performance.now() - started) * 100) / 100,
-          key_id: outcome.keyId ?? null,
-        });
+        logAccess(requestId, request.method, path, outcome.status, Math.round((performance.now() - started) * 100) / 100, outcome.keyId ?? null);
       });
   };
 }

@@ -18,7 +18,7 @@ import { createKnowledgeSources } from "@parley/knowledge";
 import { createChatModels, createRemoteEmbedder } from "@parley/providers";
 import { createSqliteSearchIndex, createSqliteStorage, createSqliteUploadStore, openDatabase, schemaVersion, type DatabaseFileModes, type SqliteSearchIndex } from "@parley/sqlite";
 import type { Database } from "better-sqlite3";
-import { consoleLog, type LogSink } from "../http/create-request-handler.js";
+import { consoleLog, type LogSink } from "../http/log-lines.js";
 import type { Uploads } from "../http/endpoint.js";
 import type { ServerConfig } from "./config.js";
 import { createPinnedFetch } from "./pinned-fetch.js";

@@ -1,7 +1,7 @@
 import type { RateLimiter } from "@parley/core";
 import { createPostgresSearchIndex, createPostgresStorage, createPostgresUploadStore, MIGRATIONS, moveToPgvector, openPostgres, schemaVersion, vectorMode } from "@parley/postgres";
 import { connectRedis, createRedisRateLimiter, type RedisConnection } from "@parley/redis";
-import { consoleLog } from "../http/create-request-handler.js";
+import { consoleLog } from "../http/log-lines.js";
 import type { ServerConfig } from "./config.js";
 import { copyFromSqlite } from "./copy-from-sqlite.js";
 import { openParley, wireParley, type ParleyRuntime } from "./open-parley.js";

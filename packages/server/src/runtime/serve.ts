@@ -1,7 +1,8 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createLimitedServer, DEFAULT_HTTP_LIMITS, type HttpLimits } from "../http/connection-limits.js";
-import { consoleLog, createRequestHandler, type LogSink } from "../http/create-request-handler.js";
+import { createRequestHandler } from "../http/create-request-handler.js";
+import { consoleLog, type LogSink } from "../http/log-lines.js";
 import { createEventStreams } from "../http/event-stream.js";
 import { createVisitorEventStreams } from "../http/visitor-event-stream.js";
 import type { ParleyRuntime } from "./open-parley.js";
