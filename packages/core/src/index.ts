@@ -32,6 +32,7 @@ export { toChatbotDetail, toChatbotSummary } from "./chatbots/chatbot-views.js";
 export { toMessageView, toSourceView } from "./operator/views.js";
 export { slugify } from "./chatbots/slugify.js";
 export type { ChatResult } from "./chat/chat-pipeline.js";
+export type { KeyedChatProgress } from "./chat/keyed-chat.js";
 export type { ChatStreamEvent, ChatStreamOptions } from "./chat/chat-stream.js";
 export { replySources } from "./chat/reply-sources.js";
 export type { SelectedChunk } from "./chat/retrieve-context.js";
