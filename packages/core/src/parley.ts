@@ -5,7 +5,8 @@ import { createEventBus, type EventBus } from "./events/event-bus.js";
 import { admitRequest, authenticate } from "./auth/authenticate.js";
 import { toChatbotDetail, toChatbotSummary, toWidgetView } from "./chatbots/chatbot-views.js";
 import { findLiveChatbot, findOwnedChatbot } from "./chatbots/owned-chatbot.js";
-import { chat, type ChatResult } from "./chat/chat-pipeline.js";
+import { chat, chatWithKey, type ChatResult } from "./chat/chat-pipeline.js";
+import type { KeyedChatProgress } from "./chat/keyed-chat.js";
 import { chatStream, type ChatStreamEvent, type ChatStreamOptions, type ReplyGenerations } from "./chat/chat-stream.js";
 import { chatbotOwner } from "./chatbots/chatbot-owner.js";
 import { defaultIdentityRules } from "./chat/identity-rules.js";
@@ -153,6 +154,13 @@ export function createParley(options: ParleyOptions) {
       toChatbotDetail(await findOwnedChatbot(dependencies, caller.user, chatbotId)),
     /** Answers a message sent to one of the caller's chatbots (the spec's chat operation). */
     chat: (caller: Pick<Caller, "user">, chatbotId: string, body: unknown): Promise<ChatResult> => chat(dependencies, caller, chatbotId, body),
+    /**
+     * The same chat from the API key: authenticated and limited with the chat's own reads, in
+     * the refusal order of `authenticate`, `admitRequest`, then `chat` (the spec's route).
+     * `readBody` gives the body or its refusal; `progress` says what passed, for the headers.
+     */
+    chatWithKey: (apiKey: string | undefined | null, chatbotId: string, readBody: () => Promise<unknown>, progress: KeyedChatProgress): Promise<ChatResult> =>
+      chatWithKey(dependencies, apiKey, chatbotId, readBody, progress),
     /**
      * The same chat, streamed: yields the stored user message, the model's deltas, then the stored
      * reply with its sources (or `handoff` while an agent has the conversation); see

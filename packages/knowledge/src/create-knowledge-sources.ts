@@ -34,7 +34,7 @@ export interface KnowledgeSourcesOptions {
   uploads?: UploadStore;
   /** Which addresses count as public (default `isPublicAddress`); tests widen it to treat a local site as public. */
   isPublicAddress?: (address: string) => boolean;
-  /** Limits of the worker threads documents are parsed in: time, memory, PDF pages, HTML and DOCX sizes. */
+  /** Limits of the reader processes documents are parsed in: time, memory, PDF pages, HTML and DOCX sizes. */
   documents?: DocumentReaderOptions;
 }
 
@@ -45,7 +45,7 @@ export function createKnowledgeSources(options: KnowledgeSourcesOptions = {}): K
   const maxFileBytes = options.maxFileBytes ?? 25 * 1024 * 1024;
   const userAgent = options.userAgent ?? PARLEY_USER_AGENT;
   const userAgentToken = userAgent.split("/")[0]!.trim();
-  // Parsing happens in worker threads: a hostile document never holds the server's event loop.
+  // Parsing happens in child processes: a hostile document never holds the server's event loop.
   const reader = createDocumentReader(options.documents);
 
   /** An uploaded file's bytes from the store, or a file's from disk. */

@@ -1,7 +1,6 @@
-// The entry of a document-reading worker thread (see `createDocumentReader`): it reads one
+// The entry of a document-reading child process (see `createDocumentReader`): it reads one
 // document per message and answers with the document or a per-document error detail. The
-// bootstrap that imports it has already lowered the thread's priority.
-import { parentPort } from "node:worker_threads";
+// bootstrap that imports it has already lowered the process's priority.
 import { DocumentError } from "./document-error.js";
 import { readDocument, type DocumentBytes } from "./read-document.js";
 import type { ReadLimits } from "./read-limits.js";
@@ -13,14 +12,24 @@ export interface WorkerRequest {
   limits: ReadLimits;
 }
 
-// Loaded: the reader starts a document's deadline from here, so start-up is not counted against it.
-parentPort!.postMessage({ ready: true });
-parentPort!.on("message", (request: WorkerRequest) => {
+/** What the process answers: the document, or the detail of why it failed. */
+export type WorkerAnswer = { ready: true } | { result: Awaited<ReturnType<typeof readDocument>> } | { error: string };
+
+const answer = (message: WorkerAnswer) => process.send!(message, undefined, {}, () => undefined);
+
+// The server went away (ended, or killed): nothing is left to read for.
+process.on("disconnect", () => process.exit(0));
+// One document at a time, so an error nothing caught is the current document's; the process
+// ends after saying so, as it may be left in any state.
+process.on("uncaughtException", (error) => process.send!({ error: detailOf(error) } satisfies WorkerAnswer, undefined, {}, () => process.exit(1)));
+process.on("message", (request: WorkerRequest) => {
   readDocument(request.input, request.limits).then(
-    (result) => parentPort!.postMessage({ result }),
-    (error: unknown) => parentPort!.postMessage({ error: detailOf(error) }),
+    (result) => answer({ result }),
+    (error: unknown) => answer({ error: detailOf(error) }),
   );
 });
+// Loaded: the reader starts a document's deadline from here, so start-up is not counted against it.
+answer({ ready: true });
 
 /** Every error a parser can throw becomes a detail fit for the operator. */
 function detailOf(error: unknown): string {

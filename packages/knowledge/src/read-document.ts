@@ -27,7 +27,7 @@ export interface ReadDocument {
 /**
  * Reads bytes of any supported type into a document; an unreadable one, or one past `limits`,
  * is a DocumentError. Runs the parsers on the calling thread: the server calls it inside a
- * worker (`createDocumentReader`), never on its event loop.
+ * reader process (`createDocumentReader`), never on its event loop.
  */
 export async function readDocument(input: DocumentBytes, limits: ReadLimits = DEFAULT_READ_LIMITS): Promise<ReadDocument> {
   const type = detectType(input.bytes, input.name, input.contentType ?? null);

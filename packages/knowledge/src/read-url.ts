@@ -11,7 +11,7 @@ export interface UrlReaderOptions {
   maxPageBytes: number;
   userAgentToken: string;
   signal: AbortSignal;
-  /** Parses a fetched page or file (in a worker thread: see `createDocumentReader`). */
+  /** Parses a fetched page or file (in a reader process: see `createDocumentReader`). */
   read: (input: DocumentBytes, signal?: AbortSignal) => Promise<ReadDocument>;
 }
 

@@ -1,6 +1,6 @@
 // Measures how long a process's event loop is held during a test (issue 24's "under 100 ms").
 import { readFileSync } from "node:fs";
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 
 /** What a watch saw: the raw delays, and the longest stretch the main thread itself was busy. */
 export interface EventLoopReport {
@@ -20,7 +20,22 @@ export interface EventLoopReport {
    * kept off the CPU by other threads) and the rest, when it was blocked (asleep on a lock, a
    * page fault, I/O), in ms.
    */
-  worstTick: { lateMs: number; cpuMs: number; runQueueMs: number; blockedMs: number } | null;
+  worstTick: SlowTick | null;
+  /** The ticks more than 50 ms late (at most the 10 latest of them), each split as `worstTick` is, in the order they came. */
+  slowTicks: SlowTick[];
+  /** The main isolate's garbage collections in the watch: how many, their total and longest pause, in ms. */
+  gc: { count: number; totalMs: number; maxMs: number };
+}
+
+/** One late tick: when it ended (ms since the watch began), how late it was, and its split. */
+export interface SlowTick {
+  atMs: number;
+  lateMs: number;
+  cpuMs: number;
+  runQueueMs: number;
+  blockedMs: number;
+  /** The longest GC pause of the main isolate that ended within the tick, in ms. */
+  gcMs: number;
 }
 
 const TICK_MS = 10;
@@ -54,11 +69,25 @@ export function watchEventLoop(): { stop(): EventLoopReport } {
       return null;
     }
   };
-  let last = performance.now();
+  const gc = { count: 0, totalMs: 0, maxMs: 0 };
+  // Pauses of 1 ms or more, kept to be matched with the slow ticks they fell in (the observer is told later).
+  const pauses: { startTime: number; duration: number }[] = [];
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.count += 1;
+      gc.totalMs += entry.duration;
+      gc.maxMs = Math.max(gc.maxMs, entry.duration);
+      if (entry.duration >= 1) pauses.push({ startTime: entry.startTime, duration: entry.duration });
+    }
+  });
+  gcObserver.observe({ entryTypes: ["gc"] });
+  const began = performance.now();
+  let last = began;
   let lastCpu = cpuMs();
   let lastSched = sched();
   let maxBusyMs = 0;
-  let worstTick: EventLoopReport["worstTick"] = null;
+  let worstTick: (SlowTick & { from: number }) | null = null;
+  let slowTicks: (SlowTick & { from: number })[] = [];
   const ticker = setInterval(() => {
     const now = performance.now();
     const cpu = cpuMs();
@@ -67,10 +96,11 @@ export function watchEventLoop(): { stop(): EventLoopReport } {
     const busy = cpu === null || lastCpu === null ? late : Math.min(late, Math.max(0, cpu - lastCpu - TICK_MS));
     maxBusyMs = Math.max(maxBusyMs, busy);
     const stat = sched();
-    if (stat && lastSched && late > (worstTick?.lateMs ?? -1)) {
-      const tick = now - last;
+    if (stat && lastSched && (late > (worstTick?.lateMs ?? -1) || late > 50)) {
       const [cpuMs, runQueueMs] = [stat[0] - lastSched[0], stat[1] - lastSched[1]];
-      worstTick = { lateMs: late, cpuMs, runQueueMs, blockedMs: Math.max(0, tick - cpuMs - runQueueMs) };
+      const slow = { atMs: now - began, lateMs: late, cpuMs, runQueueMs, blockedMs: Math.max(0, now - last - cpuMs - runQueueMs), gcMs: 0, from: last };
+      if (late > (worstTick?.lateMs ?? -1)) worstTick = slow;
+      if (late > 50) slowTicks = [...slowTicks.slice(-9), slow];
     }
     last = now;
     lastCpu = cpu;
@@ -80,7 +110,12 @@ export function watchEventLoop(): { stop(): EventLoopReport } {
     stop() {
       clearInterval(ticker);
       histogram.disable();
-      return { maxDelayMs: histogram.max / 1e6, p99DelayMs: histogram.percentile(99) / 1e6, maxBusyMs, worstTick };
+      gcObserver.disconnect();
+      const withPauses = ({ from, ...tick }: SlowTick & { from: number }): SlowTick => {
+        const within = pauses.filter((pause) => pause.startTime < from + TICK_MS + tick.lateMs && pause.startTime + pause.duration > from);
+        return { ...tick, gcMs: Math.max(0, ...within.map((pause) => pause.duration)) };
+      };
+      return { maxDelayMs: histogram.max / 1e6, p99DelayMs: histogram.percentile(99) / 1e6, maxBusyMs, worstTick: worstTick && withPauses(worstTick), slowTicks: slowTicks.map(withPauses), gc };
     },
   };
 }

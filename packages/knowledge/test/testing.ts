@@ -3,5 +3,5 @@
 // site serving the fixtures. Exported as `@parley/knowledge/testing` under the `source`
 // condition only: it is for this repository's tests, never part of an installed package.
 export { deeplyNestedHtml, manyPagePdf, poisonHtml, zipBombDocx } from "./hostile-documents.js";
-export { watchEventLoop, type EventLoopReport } from "./event-loop-watch.js";
+export { watchEventLoop, type EventLoopReport, type SlowTick } from "./event-loop-watch.js";
 export { fixture, startTestSite, type TestSite } from "./site-server.js";

@@ -1,4 +1,4 @@
-import { CHATBOT_COLUMNS, CONVERSATION_COLUMNS, MESSAGE_COLUMNS, MESSAGE_READ_COLUMNS, OUTBOX_COLUMNS } from "./postgres-storage-rows.js";
+import { API_KEY_COLUMNS, CHATBOT_COLUMNS, CONVERSATION_COLUMNS, MESSAGE_COLUMNS, MESSAGE_READ_COLUMNS, OUTBOX_COLUMNS } from "@parley/core/storage-rows";
 
 // The statements of a chat's two write steps, each doing in one round trip what used to take
 // several (docs/scaling.md, "Round trips of a chat"): still one transaction per step.
@@ -10,6 +10,23 @@ export const CHAT_SQL = {
       (SELECT row_to_json(p) FROM (SELECT name, monthly_messages FROM plans WHERE name = $2) p) AS plan,
       coalesce((SELECT used FROM monthly_usage WHERE user_id = $3 AND month = $4), 0) AS used,
       (SELECT row_to_json(v) FROM (SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE chatbot_id = $1 AND session_id = $5) v) AS conversation`,
+  /**
+   * The same, with the API key read by its hash ($1) and its user, as whom the rest is read: the
+   * chatbot $2, the plan and month's usage ($3), and the conversation of session $4 (null: the
+   * user's own, `api-<user id>`). A chat sent with a key: one round trip for all it checks.
+   */
+  readKeyedChatState: `WITH k AS (
+      SELECT ${API_KEY_COLUMNS.split(", ").map((column) => `k.${column}`).join(", ")},
+        u.email AS u_email, u.plan_name AS u_plan_name, u.monthly_messages_override AS u_monthly_messages_override, u.created_at AS u_created_at
+      FROM api_keys AS k JOIN users AS u ON u.id = k.user_id WHERE k.key_hash = $1
+    )
+    SELECT
+      (SELECT row_to_json(k) FROM k) AS key,
+      (SELECT row_to_json(b) FROM (SELECT ${CHATBOT_COLUMNS} FROM chatbots WHERE id = $2 AND EXISTS (SELECT 1 FROM k)) b) AS chatbot,
+      (SELECT row_to_json(p) FROM (SELECT name, monthly_messages FROM plans WHERE name = (SELECT u_plan_name FROM k)) p) AS plan,
+      coalesce((SELECT used FROM monthly_usage WHERE user_id = (SELECT user_id FROM k) AND month = $3), 0) AS used,
+      (SELECT row_to_json(v) FROM (SELECT ${CONVERSATION_COLUMNS} FROM conversations
+        WHERE chatbot_id = $2 AND session_id = coalesce($4, 'api-' || (SELECT user_id FROM k)) AND EXISTS (SELECT 1 FROM k)) v) AS conversation`,
   /**
    * Accepting a message into an existing conversation in one statement, applied only while the
    * conversation is still the one the events were built from ($3–$7: its id, count, takeover,

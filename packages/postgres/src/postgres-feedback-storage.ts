@@ -1,6 +1,7 @@
 import type { OutboxEvent, Storage } from "@parley/core";
 import type pg from "pg";
-import { CONVERSATION_COLUMNS, conversationFromRow, MESSAGE_READ_COLUMNS, messageFromRow, type ConversationRow, type MessageRow } from "./postgres-storage-rows.js";
+import { CONVERSATION_COLUMNS, MESSAGE_READ_COLUMNS, type ConversationRow, type MessageRow } from "@parley/core/storage-rows";
+import { postgresRows } from "./postgres-storage-rows.js";
 import { toText } from "./postgres-text.js";
 import { inTransaction } from "./postgres-transaction.js";
 
@@ -31,9 +32,9 @@ export function createPostgresFeedbackStorage(pool: pg.Pool, insertEvents: (clie
         const comment = input.comment === null ? null : toText(input.comment);
         const row = (await client.query<MessageRow>(SQL.rate, [input.messageId, found.id, input.rating, comment, input.at])).rows[0];
         if (!row) return null;
-        const message = messageFromRow(row);
+        const message = postgresRows.messageFromRow(row);
         // Built inside the transaction: a throwing builder rolls the rating back with it.
-        const events = input.events({ conversation: conversationFromRow(found), message: structuredClone(message) });
+        const events = input.events({ conversation: postgresRows.conversationFromRow(found), message: structuredClone(message) });
         await insertEvents(client, events);
         return { message, events };
       });

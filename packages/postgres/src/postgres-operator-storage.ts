@@ -1,19 +1,9 @@
 import type { OperatorStorage } from "@parley/core";
-import { INGESTION_COLUMNS, ingestionFromRow, type IngestionRow } from "@parley/core/storage-rows";
+import { CONVERSATION_COLUMNS, INGESTION_COLUMNS, MESSAGE_READ_COLUMNS, OUTBOX_COLUMNS, ingestionFromRow, outboxEventFromRow, type ConversationSummaryRow, type IngestionRow, type MessageRow, type OutboxEventRow } from "@parley/core/storage-rows";
 import type pg from "pg";
 import { inTransaction } from "./postgres-transaction.js";
 import { unreadMessagesOf } from "./postgres-agent-storage.js";
-import {
-  CONVERSATION_COLUMNS,
-  MESSAGE_READ_COLUMNS,
-  OUTBOX_COLUMNS,
-  conversationSummaryFromRow,
-  messageFromRow,
-  outboxEventFromRow,
-  type ConversationSummaryRow,
-  type MessageRow,
-  type OutboxEventRow,
-} from "./postgres-storage-rows.js";
+import { postgresRows } from "./postgres-storage-rows.js";
 
 // The latest message of a conversation, read through messages_by_conversation (one probe).
 const SUMMARY_COLUMNS = `${CONVERSATION_COLUMNS.split(", ").map((column) => `c.${column}`).join(", ")},
@@ -70,18 +60,18 @@ export function createPostgresOperatorStorage(pool: pg.Pool): OperatorStorage {
   return {
     async getConversation(id) {
       const { rows } = await pool.query<ConversationSummaryRow>(SQL.summary, [id]);
-      return rows[0] ? conversationSummaryFromRow(rows[0]) : null;
+      return rows[0] ? postgresRows.conversationSummaryFromRow(rows[0]) : null;
     },
     async listConversations(filter) {
       const values: unknown[] = [filter.ownerId, filter.limit, filter.after?.at ?? null, filter.after?.id ?? "", filter.unreadFor ?? null];
       if (filter.chatbotId !== undefined) values.push(filter.chatbotId);
       const { rows } = await pool.query<ConversationSummaryRow>(SQL.list(filter.status, filter.chatbotId !== undefined), values);
-      return rows.map(conversationSummaryFromRow);
+      return rows.map(postgresRows.conversationSummaryFromRow);
     },
     async listMessagesAfter(conversationId, afterMessageId) {
       const found = (await pool.query<{ seq: number }>(SQL.seqOfMessage, [afterMessageId, conversationId])).rows[0];
       if (!found) return null;
-      return (await pool.query<MessageRow>(SQL.messagesAfter, [conversationId, found.seq])).rows.map(messageFromRow);
+      return (await pool.query<MessageRow>(SQL.messagesAfter, [conversationId, found.seq])).rows.map(postgresRows.messageFromRow);
     },
     async readOutbox({ afterPosition, limit, userId }) {
       const { rows } =

@@ -1,21 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { documentBytesOf, documentTypeOf, type DocumentToIndex, type IndexedDocument } from "@parley/core";
+import { SEARCH_DOCUMENT_COLUMNS as COLUMNS, SEARCH_DOCUMENT_FROM as FROM, searchDocumentFromRow, type SearchDocumentRow } from "@parley/core/storage-rows";
 import type pg from "pg";
 import { fromBytes, toBytes } from "./postgres-text.js";
 
-interface DocumentRow {
-  id: string;
-  source: Buffer;
-  title: Buffer;
-  type: string;
-  chunks: number;
-  bytes: number;
-  created_at: number;
-  updated_at: number;
-}
-
-const COLUMNS = "d.id, d.source, d.title, d.type, d.chunks, d.bytes, d.created_at, d.updated_at";
-const FROM = "search_documents d JOIN search_chatbots b ON b.key = d.bot";
+type DocumentRow = SearchDocumentRow<Buffer>;
 
 const SQL = {
   // A replaced document keeps its id and creation time.
@@ -32,17 +21,7 @@ const SQL = {
   stats: `SELECT count(*) AS documents, coalesce(sum(d.chunks), 0)::bigint AS chunks FROM ${FROM} WHERE b.chatbot_id = $1`,
 } as const;
 
-const fromRow = (chatbotId: string) => (row: DocumentRow): IndexedDocument => ({
-  id: row.id,
-  chatbotId,
-  source: fromBytes(row.source),
-  title: fromBytes(row.title),
-  type: row.type,
-  chunks: row.chunks,
-  bytes: row.bytes,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
+const fromRow = (chatbotId: string) => searchDocumentFromRow(chatbotId, fromBytes);
 
 /**
  * Records documents just written, in order, in the caller's transaction: each stamped with its

@@ -1,5 +1,5 @@
-import { embedderMismatch, invalidRequest, systemClock } from "@parley/core";
-import type { Clock, EmbeddingSpace, SearchHit, SearchIndex, StoredChunk } from "@parley/core";
+import { checkEmbedderSpace, embedderMismatch, invalidRequest, systemClock } from "@parley/core";
+import type { Clock, EmbeddingSpace, HybridHits, HybridQuery, SearchHit, SearchIndex, StoredChunk } from "@parley/core";
 import type pg from "pg";
 import { inTransaction } from "./postgres-transaction.js";
 import { createDocumentCatalog, forgetDocuments, recordDocuments } from "./postgres-search-documents.js";
@@ -38,6 +38,9 @@ interface ChatbotRow {
   generation: number;
   epoch: number;
 }
+
+/** A row of the hybrid statement: the chatbot's row, with one hit of one arm (or none). */
+type HybridRow = ChatbotRow & Partial<ChunkRow> & { arm: "keyword" | "vector" | null; score: number | null };
 
 interface ChunkRow {
   id: number;
@@ -153,6 +156,56 @@ export function createPostgresSearchIndex(options: PostgresSearchIndexOptions): 
     }
   };
 
+  /**
+   * A chat's retrieval in one round trip on the common path (docs/scaling.md, "Round trips of a
+   * chat"): the space is checked against the chatbot's row as the last search saw it (read when
+   * none did, or when it seems another: a reindex may have made it the embedder's), the query
+   * embedded, then one statement reads the row as it is now with both arms. A row of another space
+   * now is refused as a mismatch; in process, a row of a newer version refreshes the copy and the
+   * statement runs once more, as `inProcessSearch` does. A chatbot HNSW-indexed keeps its two
+   * statements: its search needs a setting of its own, in a transaction.
+   */
+  const hybridSearch = async (index: SearchIndex, chatbotId: string, query: HybridQuery): Promise<HybridHits | null> => {
+    const { embedder } = query;
+    let known = lastSeen.get(chatbotId);
+    if (known === undefined || known.embedder_id !== embedder.id || known.dimensions !== embedder.dimensions) known = await chatbot(chatbotId);
+    if (known === undefined) return null;
+    let state: ChatbotRow = known;
+    checkEmbedderSpace(chatbotId, spaceOf(state), embedder);
+    const space = spaceOf(state);
+    const mode = await vectors();
+    const [vector] = await embedder.embed([query.text], "query");
+    assertValidEmbedding(vector!, space);
+    if (mode === "pgvector" && state.hnsw_dimensions === state.dimensions) {
+      const [keyword, nearest] = await Promise.all([index.keywordSearch(chatbotId, query.text, query.keywordK), index.vectorSearch(chatbotId, space, vector!, query.vectorK)]);
+      return { keyword, vector: nearest };
+    }
+    const terms = queryTerms(query.text);
+    const keywordK = terms.length === 0 ? 0 : Math.max(0, Math.floor(query.keywordK));
+    const vectorK = Math.max(0, Math.floor(query.vectorK));
+    for (let attempt = 0; ; attempt += 1) {
+      const nearest: { id: number; score: number }[] = mode === "in-process" && vectorK > 0 ? await inProcess.nearest(state.key, state, vector!, vectorK, Math.max(100, Math.ceil(vectorK * oversampling))) : [];
+      const parameters: unknown[] =
+        mode === "pgvector" ? [chatbotId, terms, keywordK, vectorText(vector!), space.embedderId, space.dimensions, vectorK] : [chatbotId, terms, keywordK, nearest.map(({ id }) => id)];
+      const { rows } = await pool.query<HybridRow>(SEARCH_SQL.hybrid(mode), parameters);
+      const current: HybridRow | undefined = rows[0];
+      if (current === undefined) return null;
+      if (lastSeen.size > 10_000) lastSeen.clear();
+      lastSeen.set(chatbotId, current);
+      checkEmbedderSpace(chatbotId, spaceOf(current), embedder);
+      const fresh = current.key === state.key && current.generation === state.generation && current.epoch === state.epoch;
+      if (mode === "in-process" && !fresh && attempt === 0) {
+        state = current;
+        continue;
+      }
+      const found = (arm: "keyword" | "vector") => rows.filter((row): row is HybridRow & ChunkRow => row.arm === arm && row.id !== null && row.id !== undefined);
+      const keyword = found("keyword").map((row) => hitOf(row, row.score!));
+      if (mode === "pgvector") return { keyword, vector: found("vector").map((row) => hitOf(row, Number.isNaN(row.score) ? 0 : 1 - row.score!)) };
+      const byId = new Map<number, ChunkRow>(found("vector").map((row) => [row.id, row]));
+      return { keyword, vector: nearest.flatMap(({ id, score }) => (byId.has(id) ? [hitOf(byId.get(id)!, score)] : [])) };
+    }
+  };
+
   const replaceDocuments: SearchIndex["replaceDocuments"] = async (chatbotId, space, documents) => {
     // Checked before the transaction, so a bad vector anywhere writes nothing.
     for (const document of documents) for (const chunk of document.chunks) assertValidEmbedding(chunk.embedding, space);
@@ -212,6 +265,10 @@ export function createPostgresSearchIndex(options: PostgresSearchIndexOptions): 
           : (await pool.query<ChunkRow & { distance: number }>(SEARCH_SQL.exactVectors, [row.key, vectorText(vector), limit])).rows;
       // A zero vector has no direction: pgvector gives NaN, scored 0 as SQLite scores it.
       return rows.map((found) => hitOf(found, Number.isNaN(found.distance) ? 0 : 1 - found.distance));
+    },
+
+    hybridSearch(chatbotId, query) {
+      return hybridSearch(this, chatbotId, query);
     },
 
     async embeddingSpace(chatbotId) {

@@ -8,6 +8,22 @@ import type { VectorMode } from "./postgres-vector-mode.js";
 const K1 = 1.2;
 const B = 0.75;
 
+// BM25 over the chatbot's own statistics: IDF floored as FTS5 floors it, then the top $3 chunks
+// for the terms $2. The chatbot is found by its id ($1) in the same statement, so a search is one
+// round trip. The CTEs `bot` (its row) and `scored` (chunk_id, score), for the statements below.
+const BM25_TOP = `bot AS (SELECT key, embedder_id, dimensions, chunk_count, hnsw_dimensions, generation, epoch,
+        chunk_count::float8 AS n, total_length::float8 / greatest(chunk_count, 1) AS average FROM search_chatbots WHERE chatbot_id = $1),
+      query AS (SELECT unnest($2::text[]) AS term),
+      weights AS (
+        SELECT q.term, greatest(ln((s.n - t.document_frequency + 0.5) / (t.document_frequency + 0.5)), 1e-6) AS idf
+        FROM query AS q CROSS JOIN bot AS s JOIN search_terms AS t ON t.bot = s.key AND t.term = q.term
+      ),
+      scored AS (
+        SELECT p.chunk_id, sum(w.idf * (p.frequency * ${K1 + 1}) / (p.frequency + ${K1} * (${1 - B} + ${B} * p.length / s.average))) AS score
+        FROM weights AS w CROSS JOIN bot AS s JOIN search_postings AS p ON p.bot = s.key AND p.term = w.term
+        GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT $3
+      )`;
+
 export const SEARCH_SQL = {
   chatbot: "SELECT key, embedder_id, dimensions, chunk_count, hnsw_dimensions, generation, epoch FROM search_chatbots WHERE chatbot_id = $1",
   insertChatbot: "INSERT INTO search_chatbots (chatbot_id, embedder_id, dimensions) VALUES ($1, $2, $3) ON CONFLICT (chatbot_id) DO NOTHING",
@@ -35,23 +51,32 @@ export const SEARCH_SQL = {
   addTerms: `INSERT INTO search_terms (bot, term, document_frequency)
     SELECT $1, term, added FROM unnest($2::text[], $3::bigint[]) AS t (term, added) ORDER BY term
     ON CONFLICT (bot, term) DO UPDATE SET document_frequency = search_terms.document_frequency + excluded.document_frequency`,
-  // BM25 over the chatbot's own statistics: IDF floored as FTS5 floors it, then the top k chunks.
-  // The chatbot is found by its id in the same statement, and each chunk's document (a reply's
-  // source) read with it: one round trip.
-  keyword: `WITH bot AS (SELECT key, chunk_count::float8 AS n, total_length::float8 / greatest(chunk_count, 1) AS average FROM search_chatbots WHERE chatbot_id = $1),
-      query AS (SELECT unnest($2::text[]) AS term),
-      weights AS (
-        SELECT q.term, greatest(ln((s.n - t.document_frequency + 0.5) / (t.document_frequency + 0.5)), 1e-6) AS idf
-        FROM query AS q CROSS JOIN bot AS s JOIN search_terms AS t ON t.bot = s.key AND t.term = q.term
-      ),
-      scored AS (
-        SELECT p.chunk_id, sum(w.idf * (p.frequency * ${K1 + 1}) / (p.frequency + ${K1} * (${1 - B} + ${B} * p.length / s.average))) AS score
-        FROM weights AS w CROSS JOIN bot AS s JOIN search_postings AS p ON p.bot = s.key AND p.term = w.term
-        GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT $3
-      )
+  // The BM25 top k, each chunk with its document (a reply's source) read with it: one round trip.
+  keyword: `WITH ${BM25_TOP}
     SELECT c.id, c.source, c.title, c.body, scored.score, d.id AS document_id, d.title AS document_title, d.type AS document_type
     FROM scored JOIN search_chunks AS c ON c.id = scored.chunk_id LEFT JOIN search_documents AS d ON d.bot = c.bot AND d.source = c.source
     ORDER BY scored.score DESC, c.id`,
+  // A chat's retrieval in one statement (hybridSearch): the chatbot's row as it is now, then the
+  // keyword arm's hits (as above) and the vector arm's, each chunk with its document, best first
+  // within its arm. The vector arm is pgvector's exact scan in the space the query was embedded
+  // in ($5, $6: nothing is scanned when the row's space is another), or, in process, the chunks
+  // the held copy scored best, by id ($4, in the copy's order). One row with no hit when none.
+  hybrid: (vectors: VectorMode) => `WITH ${BM25_TOP},
+      nearest AS (${
+        vectors === "pgvector"
+          ? `SELECT c.id, c.embedding <=> $4::vector AS score FROM bot JOIN search_chunks AS c ON c.bot = bot.key
+        WHERE bot.embedder_id = $5 AND bot.dimensions = $6 AND c.embedding IS NOT NULL ORDER BY score, c.id LIMIT $7`
+          : "SELECT id, NULL::float8 AS score FROM unnest($4::bigint[]) AS id"
+      }),
+      hits AS (
+        SELECT 'keyword' AS arm, chunk_id AS id, score, row_number() OVER (ORDER BY score DESC, chunk_id) AS rank FROM scored
+        UNION ALL SELECT 'vector', id, score, row_number() OVER (ORDER BY score, id) FROM nearest
+      )
+    SELECT bot.key, bot.embedder_id, bot.dimensions, bot.chunk_count, bot.hnsw_dimensions, bot.generation, bot.epoch,
+      hits.arm, hits.score, c.id, c.source, c.title, c.body, d.id AS document_id, d.title AS document_title, d.type AS document_type
+    FROM bot LEFT JOIN hits ON true LEFT JOIN search_chunks AS c ON c.bot = bot.key AND c.id = hits.id
+      LEFT JOIN search_documents AS d ON d.bot = c.bot AND d.source = c.source
+    ORDER BY hits.arm, hits.rank`,
   // Exact nearest neighbours: every vector of the chatbot, cosine distance computed by pgvector.
   exactVectors: `SELECT id, source, title, body, embedding <=> $2::vector AS distance FROM search_chunks
     WHERE bot = $1 AND embedding IS NOT NULL ORDER BY distance, id LIMIT $3`,

@@ -1,4 +1,4 @@
-import { API_KEY_COLUMNS, CHATBOT_COLUMNS, CONVERSATION_COLUMNS, MESSAGE_READ_COLUMNS, OUTBOX_COLUMNS, USER_COLUMNS } from "./postgres-storage-rows.js";
+import { API_KEY_COLUMNS, CHATBOT_COLUMNS, CONVERSATION_COLUMNS, MESSAGE_READ_COLUMNS, OUTBOX_COLUMNS, USER_COLUMNS } from "@parley/core/storage-rows";
 
 // The SQL of the PostgreSQL Storage adapter (accounts, chatbots, conversations, quota, outbox),
 // gathered in one place; every value is a parameter.

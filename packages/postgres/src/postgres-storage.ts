@@ -2,22 +2,8 @@ import { conflict, widgetSettingsFrom } from "@parley/core";
 import type { Chatbot, ChatbotChanges, Conversation, Message, OutboxEvent, Storage } from "@parley/core";
 import type pg from "pg";
 import { inTransaction } from "./postgres-transaction.js";
-import {
-  apiKeyFromRow,
-  chatbotFromRow,
-  conversationFromRow,
-  messageFromRow,
-  outboxEventFromRow,
-  planFromRow,
-  userFromRow,
-  type ApiKeyRow,
-  type ChatbotRow,
-  type ConversationRow,
-  type MessageRow,
-  type OutboxEventRow,
-  type PlanRow,
-  type UserRow,
-} from "./postgres-storage-rows.js";
+import { API_KEY_COLUMNS, CHATBOT_COLUMNS, MESSAGE_COLUMNS, OUTBOX_COLUMNS, columnValues, outboxEventFromRow, outboxEventToRow, planFromRow, userFromRow, type ApiKeyRow, type ChatbotRow, type ConversationRow, type MessageRow, type OutboxEventRow, type PlanRow, type UserRow } from "@parley/core/storage-rows";
+import { postgresRows } from "./postgres-storage-rows.js";
 import { STORAGE_SQL as SQL } from "./postgres-storage-statements.js";
 import { CHAT_SQL } from "./postgres-chat-statements.js";
 import { toText } from "./postgres-text.js";
@@ -41,11 +27,8 @@ export interface PostgresStorageOptions {
 const UNIQUE_VIOLATION = "23505";
 type Queryable = pg.Pool | pg.PoolClient;
 
-const chatbotValues = (chatbot: Chatbot) => [
-  chatbot.id, chatbot.ownerId, toText(chatbot.name), chatbot.slug, chatbot.provider, toText(chatbot.model),
-  toText(chatbot.systemPrompt), toText(chatbot.fallbackMessage), chatbot.isActive, chatbot.createdAt, chatbot.updatedAt, chatbot.deletedAt,
-  JSON.stringify(chatbot.widget), chatbot.widgetSecretNonce,
-];
+/** A chatbot's column values, in CHATBOT_COLUMNS order. */
+const chatbotValues = (chatbot: Chatbot) => columnValues(postgresRows.chatbotToRow(chatbot), CHATBOT_COLUMNS);
 
 /**
  * The conversation of (chatbot, session), created (with `humanTakeover`) if new, and locked for
@@ -57,15 +40,15 @@ async function findOrCreateConversation(
 ): Promise<{ conversation: Conversation; created: boolean }> {
   const values = [input.id, input.chatbotId, toText(input.sessionId), input.humanTakeover, input.at];
   const inserted = await client.query<ConversationRow>(SQL.insertConversation, values);
-  if (inserted.rows[0]) return { conversation: conversationFromRow(inserted.rows[0]), created: true };
+  if (inserted.rows[0]) return { conversation: postgresRows.conversationFromRow(inserted.rows[0]), created: true };
   const found = await client.query<ConversationRow>(SQL.lockConversation, [input.chatbotId, toText(input.sessionId)]);
-  return { conversation: conversationFromRow(found.rows[0]!), created: false };
+  return { conversation: postgresRows.conversationFromRow(found.rows[0]!), created: false };
 }
 
 async function insertOutboxEvents(client: Queryable, events: readonly OutboxEvent[]): Promise<void> {
   // In order: an event's seq is its place in the outbox.
   for (const event of events) {
-    await client.query(SQL.insertOutboxEvent, [event.id, event.type, event.userId, event.chatbotId, JSON.stringify(event.data), event.createdAt]);
+    await client.query(SQL.insertOutboxEvent, columnValues(outboxEventToRow(event), OUTBOX_COLUMNS));
   }
 }
 
@@ -73,10 +56,7 @@ async function insertOutboxEvents(client: Queryable, events: readonly OutboxEven
 class QuotaUsedUp extends Error {}
 
 /** A message's column values, in MESSAGE_COLUMNS order. */
-const messageValues = (message: Message) => [
-  message.id, message.conversationId, message.role, message.author, toText(message.content),
-  message.agentName === null ? null : toText(message.agentName), message.createdAt, JSON.stringify(message.sources),
-];
+const messageValues = (message: Message) => columnValues(postgresRows.messageToRow(message), MESSAGE_COLUMNS);
 
 /** Outbox events as one array per column, for an INSERT … SELECT FROM unnest. */
 const eventColumns = (events: readonly OutboxEvent[]) => [
@@ -98,7 +78,7 @@ async function monthlyUsage(pool: pg.Pool, userId: string, month: string): Promi
 
 async function readConversation(pool: pg.Pool, id: string): Promise<Conversation | null> {
   const { rows } = await pool.query<ConversationRow>(SQL.getConversationById, [id]);
-  return rows[0] ? conversationFromRow(rows[0]) : null;
+  return rows[0] ? postgresRows.conversationFromRow(rows[0]) : null;
 }
 
 /** The first of `base`, `base-2`, `base-3`, … that none of the owner's live chatbots uses. */
@@ -158,15 +138,15 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     },
 
     async createApiKey(key) {
-      await pool.query(SQL.insertApiKey, [key.id, key.userId, toText(key.name), key.keyHash, key.scope, key.createdAt, key.revokedAt, key.lastUsedAt]);
+      await pool.query(SQL.insertApiKey, columnValues(postgresRows.apiKeyToRow(key), API_KEY_COLUMNS));
       return { ...key };
     },
     async getApiKey(id) {
       const { rows } = await pool.query<ApiKeyRow>(SQL.getApiKey, [id]);
-      return rows[0] ? apiKeyFromRow(rows[0]) : null;
+      return rows[0] ? postgresRows.apiKeyFromRow(rows[0]) : null;
     },
     async listApiKeys(userId) {
-      return (await pool.query<ApiKeyRow>(SQL.listApiKeys, [userId])).rows.map(apiKeyFromRow);
+      return (await pool.query<ApiKeyRow>(SQL.listApiKeys, [userId])).rows.map(postgresRows.apiKeyFromRow);
     },
     async touchApiKey(id, at) {
       await pool.query(SQL.touchApiKey, [at, id]);
@@ -176,11 +156,11 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       const row = rows[0] as (ApiKeyRow & Record<string, unknown>) | undefined;
       if (!row) return null;
       const user = { id: row.u_id, email: row.u_email, plan_name: row.u_plan_name, monthly_messages_override: row.u_monthly_messages_override, created_at: row.u_created_at } as UserRow;
-      return { apiKey: apiKeyFromRow(row), user: userFromRow(user) };
+      return { apiKey: postgresRows.apiKeyFromRow(row), user: userFromRow(user) };
     },
     async revokeApiKey(id, at) {
       const { rows } = await pool.query<ApiKeyRow>(SQL.revokeApiKey, [at, id]);
-      return rows[0] ? apiKeyFromRow(rows[0]) : null;
+      return rows[0] ? postgresRows.apiKeyFromRow(rows[0]) : null;
     },
 
     async createChatbot(draft, baseSlug) {
@@ -198,11 +178,11 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     },
     async getChatbot(id) {
       const { rows } = await pool.query<ChatbotRow>(SQL.getChatbot, [id]);
-      return rows[0] ? chatbotFromRow(rows[0]) : null;
+      return rows[0] ? postgresRows.chatbotFromRow(rows[0]) : null;
     },
     async listChatbots(ownerId) {
       const { rows } = await pool.query<ChatbotRow>(SQL.listChatbots, [ownerId]);
-      return rows.map(chatbotFromRow);
+      return rows.map(postgresRows.chatbotFromRow);
     },
     async updateChatbot(id, changes) {
       return write(async (client) => {
@@ -210,7 +190,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
         if (!row) return null;
         // Only the changeable fields, so a stray `id` or `slug` in `changes` cannot retarget the UPDATE.
         const allowed = CHANGEABLE_FIELDS.filter((field) => changes[field] !== undefined).map((field) => [field, changes[field]]);
-        const chatbot: Chatbot = { ...chatbotFromRow(row), ...Object.fromEntries(allowed) };
+        const chatbot: Chatbot = { ...postgresRows.chatbotFromRow(row), ...Object.fromEntries(allowed) };
         const [, , name, , provider, model, systemPrompt, fallbackMessage, isActive, , updatedAt, deletedAt, widget, widgetSecretNonce] = chatbotValues(chatbot);
         try {
           await client.query(SQL.updateChatbot, [id, name, provider, model, systemPrompt, fallbackMessage, isActive, updatedAt, deletedAt, widget, widgetSecretNonce]);
@@ -234,10 +214,30 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       ]);
       const row = rows[0]!;
       return {
-        chatbot: row.chatbot && chatbotFromRow(row.chatbot),
+        chatbot: row.chatbot && postgresRows.chatbotFromRow(row.chatbot),
         plan: row.plan && planFromRow(row.plan),
         used: Number(row.used),
-        conversation: row.conversation && conversationFromRow(row.conversation),
+        conversation: row.conversation && postgresRows.conversationFromRow(row.conversation),
+      };
+    },
+
+    async readKeyedChatState(input) {
+      type KeyRow = ApiKeyRow & { u_email: string; u_plan_name: string; u_monthly_messages_override: number | null; u_created_at: number };
+      const { rows } = await pool.query<{ key: KeyRow | null; chatbot: ChatbotRow | null; plan: PlanRow | null; used: number; conversation: ConversationRow | null }>(
+        CHAT_SQL.readKeyedChatState,
+        [input.keyHash, input.chatbotId, input.month, input.sessionId === null ? null : toText(input.sessionId)],
+      );
+      const row = rows[0]!;
+      const found = row.key;
+      const user = found && userFromRow({ id: found.user_id, email: found.u_email, plan_name: found.u_plan_name, monthly_messages_override: found.u_monthly_messages_override, created_at: found.u_created_at });
+      return {
+        key: found && { apiKey: postgresRows.apiKeyFromRow(found), user: user! },
+        state: {
+          chatbot: row.chatbot && postgresRows.chatbotFromRow(row.chatbot),
+          plan: row.plan && planFromRow(row.plan),
+          used: Number(row.used),
+          conversation: row.conversation && postgresRows.conversationFromRow(row.conversation),
+        },
       };
     },
 
@@ -257,20 +257,20 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
         if (row?.applied) {
           // The quota is used up: nothing was written.
           if (row.used === null) return { accepted: false as const, used: await monthlyUsage(pool, input.userId, input.month) };
-          return { accepted: true as const, conversation, conversationCreated: false, message, history: row.history.map(messageFromRow), events, used: Number(row.used) };
+          return { accepted: true as const, conversation, conversationCreated: false, message, history: row.history.map(postgresRows.messageFromRow), events, used: Number(row.used) };
         }
         // Changed since it was read (or gone): built again from the row the statement saw.
-        expected = row ? conversationFromRow(row) : null;
+        expected = row ? postgresRows.conversationFromRow(row) : null;
       }
       // Five round trips: BEGIN, the conversation, the history, quota with message and events, COMMIT.
       try {
         return await write(async (client) => {
           const values = [input.newConversationId, input.chatbotId, toText(input.sessionId), input.at];
           const counted = (await client.query<ConversationRow & { created: boolean }>(CHAT_SQL.countInConversation, values)).rows[0]!;
-          const conversation = conversationFromRow(counted);
+          const conversation = postgresRows.conversationFromRow(counted);
           // Read under the conversation's lock and before the insert: exactly the messages before this one.
           const recent = await client.query<MessageRow>(SQL.recentMessages, [conversation.id, input.historyLimit]);
-          const history = recent.rows.reverse().map(messageFromRow);
+          const history = recent.rows.reverse().map(postgresRows.messageFromRow);
           const message: Message = { id: input.messageId, conversationId: conversation.id, role: "user", author: "end_user", content: input.content, agentName: null, createdAt: input.at, sources: [], feedback: null };
           // Built inside the transaction: if the builder throws, everything above rolls back with it.
           const events = input.events({ conversation: { ...conversation }, conversationCreated: counted.created, message: { ...message } });
@@ -302,7 +302,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
           ...messageValues(message), input.needsAttention, expected.messageCount, expected.humanTakeover, expected.needsAttention, expected.attentionReason, ...eventColumns(events),
         ]);
         if (rows[0]?.applied) return { message, events };
-        expected = rows[0] ? conversationFromRow(rows[0]) : null;
+        expected = rows[0] ? postgresRows.conversationFromRow(rows[0]) : null;
       }
       if (expected === null) throw new Error(`No conversation ${conversationId}.`);
       // The conversation kept changing under the guarded statement: the locked transaction.
@@ -310,7 +310,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
         const { rows } = await client.query<ConversationRow>(CHAT_SQL.insertAndCount, [...messageValues(message), input.needsAttention]);
         if (!rows[0]) throw new Error(`No conversation ${conversationId}.`);
         // Built inside the transaction: a throwing builder rolls the message back with it.
-        const events = input.events(conversationFromRow(rows[0]), { ...message });
+        const events = input.events(postgresRows.conversationFromRow(rows[0]), { ...message });
         if (events.length > 0) await client.query(CHAT_SQL.insertEvents, eventColumns(events));
         return { message, events };
       });
@@ -321,7 +321,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
 
     async findConversation(chatbotId, sessionId) {
       const { rows } = await pool.query<ConversationRow>(SQL.findConversation, [chatbotId, toText(sessionId)]);
-      return rows[0] ? conversationFromRow(rows[0]) : null;
+      return rows[0] ? postgresRows.conversationFromRow(rows[0]) : null;
     },
     async setHumanTakeover(input) {
       return write(async (client) => {
@@ -338,7 +338,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
         let { conversation } = found;
         if (!created && changed) {
           const { rows } = await client.query<ConversationRow>(SQL.setHumanTakeover, [input.humanTakeover, input.at, conversation.id]);
-          conversation = conversationFromRow(rows[0]!);
+          conversation = postgresRows.conversationFromRow(rows[0]!);
         }
         const events = input.events({ conversation: { ...conversation }, created, changed });
         await insertOutboxEvents(client, events);
@@ -348,7 +348,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     },
     async listMessages(conversationId) {
       const { rows } = await pool.query<MessageRow>(SQL.listMessages, [conversationId]);
-      return rows.map(messageFromRow);
+      return rows.map(postgresRows.messageFromRow);
     },
 
     async listOutboxEvents({ limit }) {

@@ -1,4 +1,4 @@
-import { DELIVERY_COLUMNS, OUTBOX_COLUMNS, SUBSCRIPTION_COLUMNS } from "./postgres-storage-rows.js";
+import { DELIVERY_COLUMNS, OUTBOX_COLUMNS, SUBSCRIPTION_COLUMNS } from "@parley/core/storage-rows";
 
 // The SQL of webhook subscriptions and deliveries on PostgreSQL; every value is a parameter.
 

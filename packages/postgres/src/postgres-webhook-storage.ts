@@ -2,13 +2,16 @@ import { deliveryStateAfter, type ClaimDueDeliveries, type ClaimedDelivery, type
 import type pg from "pg";
 import { inTransaction } from "./postgres-transaction.js";
 import {
+  columnValues,
   outboxEventFromRow,
+  SUBSCRIPTION_COLUMNS,
   webhookDeliveryFromRow,
   webhookSubscriptionFromRow,
   type OutboxEventRow,
   type WebhookDeliveryRow,
   type WebhookSubscriptionRow,
-} from "./postgres-storage-rows.js";
+} from "@parley/core/storage-rows";
+import { postgresRows } from "./postgres-storage-rows.js";
 import { WEBHOOK_SQL as SQL } from "./postgres-webhook-statements.js";
 
 type LeasedRow = WebhookDeliveryRow & { seq: number };
@@ -73,9 +76,8 @@ export function createPostgresWebhookStorage(pool: pg.Pool): WebhookStorage {
   const inTurn = createTurns();
   return {
     async createWebhookSubscription(subscription) {
-      const { id, userId, url, chatbotId, eventTypes, signingKeyId, publicOnly, createdAt } = subscription;
-      await pool.query(SQL.insertSubscription, [id, userId, url, chatbotId, JSON.stringify(eventTypes), signingKeyId, publicOnly, createdAt]);
-      return { ...subscription, eventTypes: [...eventTypes] };
+      await pool.query(SQL.insertSubscription, columnValues(postgresRows.webhookSubscriptionToRow(subscription), SUBSCRIPTION_COLUMNS));
+      return { ...subscription, eventTypes: [...subscription.eventTypes] };
     },
     async listWebhookSubscriptions(userId) {
       return (await pool.query<WebhookSubscriptionRow>(SQL.listSubscriptions, [userId])).rows.map(webhookSubscriptionFromRow);

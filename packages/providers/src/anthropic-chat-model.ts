@@ -2,6 +2,7 @@ import Anthropic, { APIConnectionError } from "@anthropic-ai/sdk";
 import type { ChatModel, ChatReply, ChatRequest, ChatStreamPart } from "@parley/core";
 import { providerFailed } from "@parley/core";
 import { callWithRetries } from "./call-with-retries.js";
+import { keepAliveFetch } from "./keep-alive-fetch.js";
 import { resolveCallSettings, type CallSettingsOptions } from "./call-settings.js";
 import { alternateTurns, UnexpectedReplyError } from "./chat-turns.js";
 import { readProviderEnvironment } from "./provider-environment.js";
@@ -32,7 +33,7 @@ export function createAnthropicChatModel(options: AnthropicChatModelOptions = {}
           maxRetries: 0,
           // Our deadline aborts first. Setting a timeout also lets a large max_tokens go unstreamed.
           timeout: settings.timeoutMs + 1_000,
-          ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+          fetch: options.fetch ?? keepAliveFetch,
         });
 
   const bodyOf = (request: ChatRequest): Anthropic.MessageCreateParamsNonStreaming => ({

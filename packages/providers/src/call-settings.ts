@@ -11,7 +11,7 @@ export interface CallSettingsOptions {
   retryBaseDelayMs?: number;
   /** Longest backoff between attempts in ms. Default 2 000. */
   retryMaxDelayMs?: number;
-  /** The fetch the SDK uses; default the global one. */
+  /** The fetch the SDK uses; default `keepAliveFetch` (node:http keep-alive, see keep-alive-fetch.ts). */
   fetch?: typeof globalThis.fetch;
   /** Where unset options are looked up; default `process.env`. */
   env?: Environment;

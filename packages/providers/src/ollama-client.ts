@@ -1,5 +1,6 @@
 import { Ollama } from "ollama";
 import type { CallSettingsOptions } from "./call-settings.js";
+import { keepAliveFetch } from "./keep-alive-fetch.js";
 
 /** Connection settings of the Ollama chat model and embedder. */
 export interface OllamaConnectionOptions extends CallSettingsOptions {
@@ -12,7 +13,7 @@ export interface OllamaConnectionOptions extends CallSettingsOptions {
  * signal on non-streaming calls, so a fetch that adds one is the only way to bound a call.
  * Clients are cheap (no connection is held), so each call gets its own.
  */
-export function createBoundOllamaClient(host: string, signal: AbortSignal, baseFetch: typeof globalThis.fetch = globalThis.fetch): Ollama {
+export function createBoundOllamaClient(host: string, signal: AbortSignal, baseFetch: typeof globalThis.fetch = keepAliveFetch): Ollama {
   const boundFetch: typeof globalThis.fetch = (input, init = {}) =>
     baseFetch(input, { ...init, signal: init.signal ? AbortSignal.any([init.signal, signal]) : signal });
   return new Ollama({ host, fetch: boundFetch });

@@ -1,5 +1,6 @@
 import OpenAI, { APIConnectionError } from "openai";
 import type { CallSettingsOptions } from "./call-settings.js";
+import { keepAliveFetch } from "./keep-alive-fetch.js";
 import type { ProviderEnvironment } from "./provider-environment.js";
 
 /** Connection settings of the OpenAI chat model and embedder. */
@@ -32,7 +33,8 @@ export function createOpenAIClient(
     maxRetries: 0,
     // Our deadline aborts first; the SDK's own timeout is only a backstop.
     timeout: timeoutMs + 1_000,
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    // Reused for every call; node:http keep-alive underneath unless a test injects its own.
+    fetch: options.fetch ?? keepAliveFetch,
   });
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { serviceUnavailable, type Clock, type RateLimitDecision, type RateLimiter } from "@parley/core";
-import { SLIDING_WINDOW_SCRIPT } from "./sliding-window-script.js";
+import { serviceUnavailable, type Clock, type RateLimitDecision, type RateLimiter, type RateLimitHit } from "@parley/core";
+import { SLIDING_WINDOW_SCRIPT, SLIDING_WINDOWS_SCRIPT } from "./sliding-window-script.js";
 
 /** The two commands the limiter needs, as node-redis's client has them. */
 export interface RedisScripting {
@@ -28,40 +28,65 @@ export interface RedisRateLimiterOptions {
   onFailure?: (error: unknown) => void;
 }
 
-const SCRIPT_SHA1 = createHash("sha1").update(SLIDING_WINDOW_SCRIPT).digest("hex");
+const sha1 = (script: string) => createHash("sha1").update(script).digest("hex");
+const SCRIPTS = { one: { text: SLIDING_WINDOW_SCRIPT, sha1: sha1(SLIDING_WINDOW_SCRIPT) }, many: { text: SLIDING_WINDOWS_SCRIPT, sha1: sha1(SLIDING_WINDOWS_SCRIPT) } };
 
 /**
  * An exact sliding-window limiter shared by every process on one Redis (docs/design.md §13):
- * one Lua script per hit, so concurrent hits from any number of processes never exceed the limit.
+ * one Lua script per hit, so concurrent hits from any number of processes never exceed the limit,
+ * and one script for the hits of a `hitInOrder` (a chat's two limits in one round trip). Each
+ * window has its own hash tag, so a `hit` runs on a Redis Cluster too; `hitInOrder` names
+ * windows of several slots, so it needs one Redis (docs/scaling.md: a Redis, not a cluster).
  */
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
   const prefix = options.prefix ?? "parley:rate:";
 
-  const run = async (keys: string[], args: string[]): Promise<unknown> => {
+  const run = async (script: { text: string; sha1: string }, keys: string[], args: string[]): Promise<unknown> => {
     try {
-      return await options.client.evalSha(SCRIPT_SHA1, { keys, arguments: args });
+      return await options.client.evalSha(script.sha1, { keys, arguments: args });
     } catch (error) {
       // A Redis that restarted has forgotten the script: send it once in full.
       if (!String((error as Error | undefined)?.message).startsWith("NOSCRIPT")) throw error;
-      return options.client.eval(SLIDING_WINDOW_SCRIPT, { keys, arguments: args });
+      return options.client.eval(script.text, { keys, arguments: args });
     }
   };
+  // The hash tag keeps a window's two keys in one slot.
+  const windowKeys = (key: string) => [`${prefix}{${key}}`, `${prefix}{${key}}:seq`];
+  const now = () => (options.clock === undefined ? "" : String(Math.floor(options.clock.now() / 1000)));
+  const unreachable = (error: unknown) => {
+    options.onFailure?.(error);
+    if (!options.failOpen) throw serviceUnavailable("Rate limiting", error);
+  };
+  const decisionOf = (reply: number[], offset: number, limit: number): RateLimitDecision => {
+    const [allowed, remaining, retryAfterMs, resetMs] = reply.slice(offset, offset + 4).map(Number) as [number, number, number, number];
+    return { allowed: allowed === 1, limit, remaining, retryAfterMs, resetMs };
+  };
+  const letThrough = (limit: number): RateLimitDecision => ({ allowed: true, limit, remaining: limit, retryAfterMs: 0, resetMs: 0 });
 
   return {
     async hit(key, limit, windowMs): Promise<RateLimitDecision> {
-      // The hash tag keeps both keys in one slot, so the script also runs on a Redis Cluster.
-      const base = `${prefix}{${key}}`;
-      const now = options.clock === undefined ? "" : String(Math.floor(options.clock.now() / 1000));
       let reply: unknown;
       try {
-        reply = await run([base, `${base}:seq`], [String(limit), String(windowMs), now]);
+        reply = await run(SCRIPTS.one, windowKeys(key), [String(limit), String(windowMs), now()]);
       } catch (error) {
-        options.onFailure?.(error);
-        if (options.failOpen) return { allowed: true, limit, remaining: limit, retryAfterMs: 0, resetMs: 0 };
-        throw serviceUnavailable("Rate limiting", error);
+        unreachable(error);
+        return letThrough(limit);
       }
-      const [allowed, remaining, retryAfterMs, resetMs] = (reply as number[]).map(Number) as [number, number, number, number];
-      return { allowed: allowed === 1, limit, remaining, retryAfterMs, resetMs };
+      return decisionOf(reply as number[], 0, limit);
+    },
+
+    async hitInOrder(hits: readonly RateLimitHit[]): Promise<RateLimitDecision[]> {
+      if (hits.length === 0) return [];
+      let reply: unknown;
+      try {
+        const args = [now(), ...hits.flatMap(({ limit, windowMs }) => [String(limit), String(windowMs)])];
+        reply = await run(SCRIPTS.many, hits.flatMap(({ key }) => windowKeys(key)), args);
+      } catch (error) {
+        unreachable(error);
+        return hits.map(({ limit }) => letThrough(limit));
+      }
+      const reports = reply as number[];
+      return hits.slice(0, reports.length / 4).map(({ limit }, index) => decisionOf(reports, index * 4, limit));
     },
   };
 }

@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 describe("the built server (dist) reading documents (issue 24)", () => {
-  it("parses uploads in its worker threads from dist: a poison page fails alone, a text document is indexed", async () => {
+  it("parses uploads in its reader processes from dist: a poison page fails alone, a text document is indexed", async () => {
     const setup = openParley(loadConfig(context.env), { log: () => {} });
     const user = await setup.parley.admin.createUser({ email: "built@example.com" });
     const key = (await setup.parley.admin.createApiKey({ userId: user.id, scope: "admin" })).key;

@@ -16,11 +16,11 @@ import { startTestPostgres, testDatabaseUrl, type TestPostgres } from "./test-po
 
 /**
  * Round trips of a chat on the common path (a known key, an existing conversation, a chatbot with
- * documents): 7 (the key, the chat's state, accepting the message, the embedding space, the
- * keyword and vector searches with their documents, the reply), whatever the sources.
+ * documents): 4 (the key with the chat's state, accepting the message, retrieval in one statement
+ * with its documents, the reply), whatever the sources; 1 to Redis (both limits in one script).
  */
-const DATABASE_ROUND_TRIPS = 7;
-const REDIS_ROUND_TRIPS = 2;
+const DATABASE_ROUND_TRIPS = 4;
+const REDIS_ROUND_TRIPS = 1;
 
 const redisUrl = process.env.PARLEY_TEST_REDIS_URL?.trim() || undefined;
 

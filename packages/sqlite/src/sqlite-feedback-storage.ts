@@ -1,7 +1,8 @@
 import type { Database } from "better-sqlite3";
 import type { Storage } from "@parley/core";
-import { conversationFromRow, messageFromRow, type ConversationRow, type MessageRow } from "./sqlite-storage-rows.js";
-import { CONVERSATION_COLUMNS, insertOutboxEvents, MESSAGE_READ_COLUMNS, type PreparedStatement, type StorageStatements } from "./sqlite-storage-statements.js";
+import { CONVERSATION_COLUMNS, MESSAGE_READ_COLUMNS, type ConversationRow, type MessageRow } from "@parley/core/storage-rows";
+import { sqliteRows } from "./sqlite-storage-rows.js";
+import { insertOutboxEvents, type PreparedStatement, type StorageStatements } from "./sqlite-storage-statements.js";
 
 /**
  * Ratings of model replies on SQLite (docs/design.md §14): stored on the message, with the
@@ -32,9 +33,9 @@ export function createSqliteFeedbackStorage(database: Database, storageStatement
         if (!found) return null;
         const row = statements.rate.get({ id: input.messageId, conversation_id: found.id, rating: input.rating, comment: input.comment, at: input.at });
         if (!row) return null;
-        const message = messageFromRow(row);
+        const message = sqliteRows.messageFromRow(row);
         // Built inside the transaction: a throwing builder rolls the rating back with it.
-        const events = input.events({ conversation: conversationFromRow(found), message: structuredClone(message) });
+        const events = input.events({ conversation: sqliteRows.conversationFromRow(found), message: structuredClone(message) });
         insertOutboxEvents(storageStatements, events);
         return { message, events };
       });

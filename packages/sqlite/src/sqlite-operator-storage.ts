@@ -1,9 +1,9 @@
 import type { Database } from "better-sqlite3";
 import type { OperatorStorage } from "@parley/core";
-import { INGESTION_COLUMNS, ingestionFromRow, type IngestionRow } from "@parley/core/storage-rows";
-import { conversationSummaryFromRow, messageFromRow, outboxEventFromRow, type ConversationSummaryRow, type MessageRow, type OutboxEventRow } from "./sqlite-storage-rows.js";
+import { CONVERSATION_COLUMNS, INGESTION_COLUMNS, MESSAGE_READ_COLUMNS, OUTBOX_COLUMNS, ingestionFromRow, outboxEventFromRow, type ConversationSummaryRow, type IngestionRow, type MessageRow, type OutboxEventRow } from "@parley/core/storage-rows";
+import { sqliteRows } from "./sqlite-storage-rows.js";
 import { unreadMessagesOf } from "./sqlite-agent-storage.js";
-import { CONVERSATION_COLUMNS, MESSAGE_READ_COLUMNS, OUTBOX_COLUMNS, type PreparedStatement } from "./sqlite-storage-statements.js";
+import type { PreparedStatement } from "./sqlite-storage-statements.js";
 
 
 // The latest message of a conversation, read through messages_by_conversation (one probe).
@@ -86,17 +86,17 @@ export function createSqliteOperatorStorage(database: Database, write: <Result>(
   return {
     async getConversation(id) {
       const row = getSummary.get(id);
-      return row ? conversationSummaryFromRow(row) : null;
+      return row ? sqliteRows.conversationSummaryFromRow(row) : null;
     },
     async listConversations(filter) {
       const statement = listSummaries.get(`${filter.status ?? ""}:${filter.chatbotId !== undefined}`)!;
       return statement
         .all({ owner_id: filter.ownerId, chatbot_id: filter.chatbotId ?? null, limit: filter.limit, after_at: filter.after?.at ?? null, after_id: filter.after?.id ?? "", reader: filter.unreadFor ?? null })
-        .map(conversationSummaryFromRow);
+        .map(sqliteRows.conversationSummaryFromRow);
     },
     async listMessagesAfter(conversationId, afterMessageId) {
       const found = statements.seqOfMessage.get(afterMessageId, conversationId);
-      return found ? statements.messagesAfter.all(conversationId, found.seq).map(messageFromRow) : null;
+      return found ? statements.messagesAfter.all(conversationId, found.seq).map(sqliteRows.messageFromRow) : null;
     },
     async readOutbox({ afterPosition, limit, userId }) {
       const rows = userId === undefined ? statements.readOutbox.all(afterPosition, limit) : statements.readUserOutbox.all(userId, afterPosition, limit);

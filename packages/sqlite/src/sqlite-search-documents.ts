@@ -1,20 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { documentBytesOf, documentTypeOf, type DocumentToIndex, type IndexedDocument } from "@parley/core";
+import { SEARCH_DOCUMENT_COLUMNS as COLUMNS, SEARCH_DOCUMENT_FROM as FROM, searchDocumentFromRow, type SearchDocumentRow as DocumentRow } from "@parley/core/storage-rows";
 import type { Database } from "better-sqlite3";
 
-interface DocumentRow {
-  id: string;
-  source: string;
-  title: string;
-  type: string;
-  chunks: number;
-  bytes: number;
-  created_at: number;
-  updated_at: number;
-}
-
-const COLUMNS = "d.id, d.source, d.title, d.type, d.chunks, d.bytes, d.created_at, d.updated_at";
-const FROM = "search_documents d JOIN search_chatbots b ON b.key = d.bot";
+const asWritten = (text: string) => text;
 
 /**
  * The document catalog of the SQLite search index (migration 006): one row per (chatbot,
@@ -41,17 +30,7 @@ export function createDocumentCatalog(database: Database) {
       `SELECT count(*) AS documents, sum(d.chunks) AS chunks FROM ${FROM} WHERE b.chatbot_id = ?`,
     ),
   };
-  const fromRow = (chatbotId: string) => (row: DocumentRow): IndexedDocument => ({
-    id: row.id,
-    chatbotId,
-    source: row.source,
-    title: row.title,
-    type: row.type,
-    chunks: row.chunks,
-    bytes: row.bytes,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  });
+  const fromRow = (chatbotId: string) => searchDocumentFromRow(chatbotId, asWritten);
 
   return {
     /** Records a document just written (in the caller's transaction); no chunks removes it. */

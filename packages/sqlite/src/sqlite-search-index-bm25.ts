@@ -315,9 +315,10 @@ export function createPostingCache(database: Database, options: { titleWeight: n
         if (hits === 0) continue;
         let idf = Math.log((table.totalRows - hits + 0.5) / (hits + 0.5));
         if (idf <= 0) idf = 1e-6;
+        const masked = table.deleted > 0; // else no row is deleted: one array fewer to read per posting
         for (let index = 0; index < length; index++) {
           const row = rows[index]!;
-          if (sizes[row]! < 0) continue;
+          if (masked && sizes[row]! < 0) continue;
           const freq = freqs[index]!;
           const score = idf * ((freq * (K1 + 1.0)) / (freq + norms[row]!));
           if (stamps[row] !== stamp) {

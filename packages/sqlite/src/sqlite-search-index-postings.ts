@@ -111,7 +111,16 @@ export function topK(touched: Int32Array, scores: Float64Array, ids: Float64Arra
       index = smallest;
     }
   };
-  for (const row of touched) {
+  // The heap's worst row, kept in locals: most rows rank below it and are dismissed by one
+  // comparison, without a call (the loop runs once per touched row, tens of thousands a query).
+  let floorScore = -Infinity;
+  let floorId = Infinity;
+  for (let index = 0; index < touched.length; index++) {
+    const row = touched[index]!;
+    if (heap.length === k) {
+      const score = scores[row]!;
+      if (score < floorScore || (score === floorScore && ids[row]! > floorId)) continue;
+    }
     if (heap.length < k) {
       heap.push(row);
       let index = heap.length - 1;
@@ -124,6 +133,10 @@ export function topK(touched: Int32Array, scores: Float64Array, ids: Float64Arra
     } else if (worse(heap[0]!, row)) {
       heap[0] = row;
       siftDown(0);
+    }
+    if (heap.length === k) {
+      floorScore = scores[heap[0]!]!;
+      floorId = ids[heap[0]!]!;
     }
   }
   return heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0)).map((row) => ({ id: ids[row]!, score: scores[row]! }));

@@ -1,4 +1,4 @@
-import { embedderMismatch, invalidRequest, systemClock } from "@parley/core";
+import { embedderMismatch, hybridSearchInParts, invalidRequest, systemClock } from "@parley/core";
 import type { Clock, DocumentToIndex, EmbeddingSpace, SearchHit, SearchIndex, StoredChunk } from "@parley/core";
 import type { Database } from "better-sqlite3";
 import { createKeywordIndex } from "./sqlite-search-index-keyword.js";
@@ -275,6 +275,10 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sqli
 
     async vectorSearch(chatbotId, space, vector, k) {
       return vectorSearch(chatbotId, space, vector, k);
+    },
+
+    hybridSearch(chatbotId, query) {
+      return hybridSearchInParts(this, chatbotId, query);
     },
 
     async embeddingSpace(chatbotId) {

@@ -78,6 +78,25 @@ describe("SQLite storage read cache", () => {
     expect((await storage.findApiKeyByHash("b".repeat(64)))?.apiKey.lastUsedAt).toBe(START + 70);
   });
 
+  it("writes touches together, not a commit each: before a read of the key rows or on close", async () => {
+    const { path, server, cli, user } = await twoConnections();
+    await cli.createApiKey({ id: "key-2", userId: user.id, name: "ci", keyHash: "b".repeat(64), scope: "chat" as const, createdAt: START, revokedAt: null, lastUsedAt: null });
+    const shell = track(openDatabase({ path }));
+    const lastUses = () => shell.prepare("SELECT id, last_used_at FROM api_keys ORDER BY id").all();
+    await server.touchApiKey("key-1", START + 60);
+    await server.touchApiKey("key-2", START + 61);
+    await server.touchApiKey("key-1", START + 62);
+    // Not written yet (the server's own lookups already see them)…
+    expect(lastUses()).toEqual([{ id: "key-1", last_used_at: null }, { id: "key-2", last_used_at: null }]);
+    expect((await server.findApiKeyByHash(KEY_HASH))?.apiKey.lastUsedAt).toBe(START + 62);
+    // …then written, the latest of each, once the server reads the rows.
+    expect((await server.getApiKey("key-2"))?.lastUsedAt).toBe(START + 61);
+    expect(lastUses()).toEqual([{ id: "key-1", last_used_at: START + 62 }, { id: "key-2", last_used_at: START + 61 }]);
+    await server.touchApiKey("key-2", START + 70);
+    await server.close();
+    expect(lastUses()).toEqual([{ id: "key-1", last_used_at: START + 62 }, { id: "key-2", last_used_at: START + 70 }]);
+  });
+
   it("answers lookups correctly after the chat's own writes, kept or rolled back", async () => {
     const { server, input, chatbot } = await twoConnections();
     const first = accepted(await server.acceptUserMessage(input()));

@@ -1,25 +1,7 @@
 import type { Database, RunResult } from "better-sqlite3";
 import type { Conversation, Message, OutboxEvent } from "@parley/core";
-import {
-  toFlag,
-  type ApiKeyRow,
-  type ChatbotRow,
-  type ConversationRow,
-  type MessageRow,
-  type OutboxEventRow,
-  type PlanRow,
-  type UserRow,
-} from "./sqlite-storage-rows.js";
-
-const CHATBOT_COLUMNS =
-  "id, owner_id, name, slug, provider, model, system_prompt, fallback_message, is_active, created_at, updated_at, deleted_at, widget, widget_secret_nonce";
-export const MESSAGE_COLUMNS = "id, conversation_id, role, author, content, agent_name, created_at, sources";
-/** What a message read selects: the written columns plus its rating (null until rated). */
-export const MESSAGE_READ_COLUMNS = `${MESSAGE_COLUMNS}, feedback_rating, feedback_comment, feedback_at`;
-export const CONVERSATION_COLUMNS = "id, chatbot_id, session_id, human_takeover, needs_attention, attention_reason, message_count, created_at, updated_at";
-export const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
-const USER_COLUMNS = "id, email, plan_name, monthly_messages_override, created_at";
-const API_KEY_COLUMNS = "id, user_id, name, key_hash, scope, created_at, revoked_at, last_used_at";
+import { API_KEY_COLUMNS, CHATBOT_COLUMNS, CONVERSATION_COLUMNS, MESSAGE_COLUMNS, MESSAGE_READ_COLUMNS, OUTBOX_COLUMNS, USER_COLUMNS, outboxEventToRow, type ApiKeyRow, type ChatbotRow, type ConversationRow, type MessageRow, type OutboxEventRow, type PlanRow, type UserRow } from "@parley/core/storage-rows";
+import { sqliteRows } from "./sqlite-storage-rows.js";
 
 type Arguments<Parameters> = Parameters extends unknown[] ? Parameters : [Parameters];
 
@@ -161,45 +143,17 @@ export function firstFreeSlug(statements: StorageStatements, ownerId: string, ba
 
 /** Stores a conversation and returns it. */
 export function insertConversation(statements: StorageStatements, conversation: Conversation): Conversation {
-  statements.insertConversation.run({
-    id: conversation.id,
-    chatbot_id: conversation.chatbotId,
-    session_id: conversation.sessionId,
-    human_takeover: toFlag(conversation.humanTakeover),
-    needs_attention: toFlag(conversation.needsAttention),
-    attention_reason: conversation.attentionReason,
-    message_count: conversation.messageCount,
-    created_at: conversation.createdAt,
-    updated_at: conversation.updatedAt,
-  });
+  statements.insertConversation.run(sqliteRows.conversationToRow(conversation));
   return conversation;
 }
 
 /** Stores a message after every earlier one (its rowid is the insertion order) and returns it. */
 export function insertMessage(statements: StorageStatements, message: Message): Message {
-  statements.insertMessage.run({
-    id: message.id,
-    conversation_id: message.conversationId,
-    role: message.role,
-    author: message.author,
-    content: message.content,
-    agent_name: message.agentName,
-    created_at: message.createdAt,
-    sources: JSON.stringify(message.sources),
-  });
+  statements.insertMessage.run(sqliteRows.messageToRow(message));
   return message;
 }
 
 /** Appends events to the outbox in the given order. */
 export function insertOutboxEvents(statements: StorageStatements, events: readonly OutboxEvent[]): void {
-  for (const event of events) {
-    statements.insertOutboxEvent.run({
-      id: event.id,
-      type: event.type,
-      user_id: event.userId,
-      chatbot_id: event.chatbotId,
-      data: JSON.stringify(event.data),
-      created_at: event.createdAt,
-    });
-  }
+  for (const event of events) statements.insertOutboxEvent.run(outboxEventToRow(event));
 }

@@ -1,18 +1,9 @@
 import type { Database } from "better-sqlite3";
-import { conflict, readChatStateInParts, widgetSettingsFrom } from "@parley/core";
+import { conflict, newConversation, readChatStateInParts, readKeyedChatStateInParts, widgetSettingsFrom } from "@parley/core";
 import type { ApiKey, Chatbot, ChatbotChanges, Conversation, Storage, User } from "@parley/core";
 import { openDatabase } from "./database.js";
-import {
-  apiKeyFromRow,
-  chatbotFromRow,
-  chatbotToRow,
-  conversationFromRow,
-  messageFromRow,
-  outboxEventFromRow,
-  planFromRow,
-  toFlag,
-  userFromRow,
-} from "./sqlite-storage-rows.js";
+import { outboxEventFromRow, planFromRow, userFromRow } from "@parley/core/storage-rows";
+import { sqliteRows, toFlag } from "./sqlite-storage-rows.js";
 import { createReadCache, DEFAULT_READ_CACHE_LIMITS } from "./sqlite-storage-read-cache.js";
 import { createSqliteWebhookStorage } from "./sqlite-webhook-storage.js";
 import { createSqliteOperatorStorage } from "./sqlite-operator-storage.js";
@@ -26,6 +17,8 @@ import {
   prepareStorageStatements,
 } from "./sqlite-storage-statements.js";
 
+/** How long a key's touch waits to be written with the others (`last_used_at` is kept to the minute). */
+const TOUCH_DELAY_MS = 1_000;
 /** The fields `updateChatbot` writes: exactly the keys of ChatbotChanges. */
 const CHANGEABLE_FIELDS = ["isActive", "deletedAt", "name", "systemPrompt", "fallbackMessage", "model", "provider", "updatedAt", "widget", "widgetSecretNonce"] as const satisfies readonly (keyof ChatbotChanges)[];
 /** A chatbot the read cache may hold, copied so a caller's changes never reach the cache. */
@@ -65,13 +58,52 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const chatbotsById = cache.map<Chatbot>(limits.chatbots);
   const chatbotsByOwner = cache.map<Chatbot[]>(limits.chatbots);
   const webhooks = createSqliteWebhookStorage(database, writeKeepingCache);
-  /** A key with its user, as the cache of keys holds it. */
+  // `last_used_at` is kept to the minute (core's authenticate), so touches are not worth a
+  // commit each: they wait here, by key id, and are written together in one transaction within
+  // a second (and before this adapter reads a key's row, and on close). Reads through this
+  // adapter see them at once; another process sees them within the second.
+  const pendingTouches = new Map<string, number>();
+  let touchTimer: ReturnType<typeof setTimeout> | undefined;
+  const writeTouches = () => {
+    clearTimeout(touchTimer);
+    touchTimer = undefined;
+    if (pendingTouches.size === 0 || !database.open) return;
+    const touches = [...pendingTouches];
+    pendingTouches.clear();
+    try {
+      writeKeepingCache(() => {
+        for (const [id, at] of touches) statements.touchApiKey.run(at, id);
+      });
+    } catch (error) {
+      // The database is busy (another process holds the write lock): keep them for the next try.
+      for (const [id, at] of touches) if (!pendingTouches.has(id)) pendingTouches.set(id, at);
+      scheduleTouches();
+      throw error;
+    }
+  };
+  const scheduleTouches = () => {
+    if (touchTimer !== undefined) return;
+    touchTimer = setTimeout(() => {
+      try {
+        writeTouches();
+      } catch {
+        // Retried by the timer writeTouches set again; a last use is advisory, never worth a crash.
+      }
+    }, TOUCH_DELAY_MS);
+    touchTimer.unref?.();
+  };
+  /** A key with its user, as the cache of keys holds it (with its last use still waiting to be written). */
   const loadKey = (keyHash: string) =>
     read(() => {
       const keyRow = statements.getApiKeyByHash.get(keyHash);
       const userRow = keyRow && statements.getUser.get(keyRow.user_id);
-      return keyRow && userRow ? { apiKey: apiKeyFromRow(keyRow), user: userFromRow(userRow) } : null;
+      if (!keyRow || !userRow) return null;
+      const apiKey = sqliteRows.apiKeyFromRow(keyRow);
+      apiKey.lastUsedAt = pendingTouches.get(apiKey.id) ?? apiKey.lastUsedAt;
+      return { apiKey, user: userFromRow(userRow) };
     });
+  /** Which key hash each key id has, for the keys the cache has loaded (a touch updates the cached key in place). */
+  const keyHashes = new Map<string, string>();
   const operator = createSqliteOperatorStorage(database, writeKeepingCache);
   const agents = createSqliteAgentStorage(database, writeKeepingCache);
   const feedback = createSqliteFeedbackStorage(database, statements, writeKeepingCache);
@@ -117,40 +149,40 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
 
     async createApiKey(key) {
       write(() =>
-        statements.insertApiKey.run({
-          id: key.id,
-          user_id: key.userId,
-          name: key.name,
-          key_hash: key.keyHash,
-          scope: key.scope,
-          created_at: key.createdAt,
-          revoked_at: key.revokedAt,
-          last_used_at: key.lastUsedAt,
-        }),
+        statements.insertApiKey.run(sqliteRows.apiKeyToRow(key)),
       );
       return { ...key };
     },
     async findApiKeyByHash(keyHash) {
-      const found = keysByHash.get(keyHash, () => loadKey(keyHash));
+      const found = keysByHash.get(keyHash, () => {
+        const loaded = loadKey(keyHash);
+        if (loaded) keyHashes.set(loaded.apiKey.id, keyHash);
+        return loaded;
+      });
       return found && { apiKey: { ...found.apiKey }, user: { ...found.user } };
     },
     async revokeApiKey(id, at) {
+      writeTouches();
       const row = write(() => statements.revokeApiKey.get(at, id));
-      return row ? apiKeyFromRow(row) : null;
+      return row ? sqliteRows.apiKeyFromRow(row) : null;
     },
     async getApiKey(id) {
+      writeTouches();
       const row = statements.getApiKey.get(id);
-      return row ? apiKeyFromRow(row) : null;
+      return row ? sqliteRows.apiKeyFromRow(row) : null;
     },
     async listApiKeys(userId) {
-      return statements.listApiKeys.all(userId).map(apiKeyFromRow);
+      writeTouches();
+      return statements.listApiKeys.all(userId).map(sqliteRows.apiKeyFromRow);
     },
     async touchApiKey(id, at) {
-      // Keeps the read cache and updates the cached key in place: emptying the whole cache for
-      // each key's touch (once a minute a key) would empty it all the time with many keys.
-      const keyHash = writeKeepingCache(() => (statements.touchApiKey.run(at, id), statements.getApiKey.get(id)?.key_hash));
-      const cached = keyHash === undefined ? null : keysByHash.get(keyHash, () => loadKey(keyHash));
-      if (cached) cached.apiKey.lastUsedAt = at;
+      // Written with the other touches of the next second (see pendingTouches); the cached key
+      // is updated in place, so the cache stays whole and the next lookup sees the new last use.
+      pendingTouches.set(id, at);
+      scheduleTouches();
+      const keyHash = keyHashes.get(id);
+      const cached = keyHash === undefined ? null : keysByHash.get(keyHash, () => null);
+      if (cached && cached.apiKey.id === id) cached.apiKey.lastUsedAt = at;
     },
 
     async createChatbot(draft, baseSlug) {
@@ -161,19 +193,19 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
           widget: widgetSettingsFrom(draft.widget),
           widgetSecretNonce: draft.widgetSecretNonce ?? null,
         };
-        statements.insertChatbot.run(chatbotToRow(chatbot));
+        statements.insertChatbot.run(sqliteRows.chatbotToRow(chatbot));
         return chatbot;
       });
     },
     async getChatbot(id) {
       const chatbot = chatbotsById.get(id, () => {
         const row = statements.getChatbot.get(id);
-        return row ? chatbotFromRow(row) : null;
+        return row ? sqliteRows.chatbotFromRow(row) : null;
       });
       return chatbot && copyChatbot(chatbot);
     },
     async listChatbots(ownerId) {
-      const chatbots = chatbotsByOwner.get(ownerId, () => statements.listChatbots.all(ownerId).map(chatbotFromRow));
+      const chatbots = chatbotsByOwner.get(ownerId, () => statements.listChatbots.all(ownerId).map(sqliteRows.chatbotFromRow));
       return chatbots!.map(copyChatbot);
     },
     async updateChatbot(id, changes) {
@@ -182,9 +214,9 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
         if (!row) return null;
         // Only the changeable fields, so a stray `id` or `slug` in `changes` cannot retarget the UPDATE.
         const allowed = CHANGEABLE_FIELDS.filter((field) => changes[field] !== undefined).map((field) => [field, changes[field]]);
-        const chatbot: Chatbot = { ...chatbotFromRow(row), ...Object.fromEntries(allowed) };
+        const chatbot: Chatbot = { ...sqliteRows.chatbotFromRow(row), ...Object.fromEntries(allowed) };
         try {
-          statements.updateChatbot.run(chatbotToRow(chatbot));
+          statements.updateChatbot.run(sqliteRows.chatbotToRow(chatbot));
         } catch (error) {
           // Only restoring a deleted chatbot whose slug was reused since can clash.
           if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
@@ -202,6 +234,9 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     async readChatState(input) {
       return readChatStateInParts(this, input);
     },
+    async readKeyedChatState(input) {
+      return readKeyedChatStateInParts(this, input);
+    },
 
     async acceptUserMessage(input) {
       return writeKeepingCache(() => {
@@ -212,21 +247,11 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
         }
         const found = statements.findConversation.get(input.chatbotId, input.sessionId);
         const existing = found
-          ? conversationFromRow(found)
-          : insertConversation(statements, {
-              id: input.newConversationId,
-              chatbotId: input.chatbotId,
-              sessionId: input.sessionId,
-              humanTakeover: false,
-              needsAttention: false,
-              attentionReason: null,
-              messageCount: 0,
-              createdAt: input.at,
-              updatedAt: input.at,
-            });
+          ? sqliteRows.conversationFromRow(found)
+          : insertConversation(statements, newConversation({ id: input.newConversationId, chatbotId: input.chatbotId, sessionId: input.sessionId, humanTakeover: false, at: input.at }));
         // Read before the insert, so the history is exactly the messages before this one.
-        const history = statements.recentMessages.all(existing.id, input.historyLimit).reverse().map(messageFromRow);
-        const conversation = conversationFromRow(statements.countMessage.get({ id: existing.id, at: input.at, needs_attention: null })!);
+        const history = statements.recentMessages.all(existing.id, input.historyLimit).reverse().map(sqliteRows.messageFromRow);
+        const conversation = sqliteRows.conversationFromRow(statements.countMessage.get({ id: existing.id, at: input.at, needs_attention: null })!);
         const message = insertMessage(statements, {
           id: input.messageId,
           conversationId: conversation.id,
@@ -253,7 +278,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
         const counted = statements.countMessage.get({ id: conversationId, at, needs_attention: toFlag(input.needsAttention) });
         if (!counted) throw new Error(`No conversation ${conversationId}.`);
         // Built inside the transaction: a throwing builder rolls the message back with it.
-        const events = input.events(conversationFromRow(counted), { ...message });
+        const events = input.events(sqliteRows.conversationFromRow(counted), { ...message });
         insertOutboxEvents(statements, events);
         return { message, events };
       });
@@ -264,7 +289,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
 
     async findConversation(chatbotId, sessionId) {
       const row = statements.findConversation.get(chatbotId, sessionId);
-      return row ? conversationFromRow(row) : null;
+      return row ? sqliteRows.conversationFromRow(row) : null;
     },
     async setHumanTakeover(input) {
       return writeKeepingCache(() => {
@@ -272,21 +297,11 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
         const changed = (found?.human_takeover === 1) !== input.humanTakeover;
         let conversation: Conversation;
         if (!found) {
-          conversation = insertConversation(statements, {
-            id: input.newConversationId,
-            chatbotId: input.chatbotId,
-            sessionId: input.sessionId,
-            humanTakeover: input.humanTakeover,
-            needsAttention: false,
-            attentionReason: null,
-            messageCount: 0,
-            createdAt: input.at,
-            updatedAt: input.at,
-          });
+          conversation = insertConversation(statements, newConversation({ id: input.newConversationId, chatbotId: input.chatbotId, sessionId: input.sessionId, humanTakeover: input.humanTakeover, at: input.at }));
         } else if (changed) {
-          conversation = conversationFromRow(statements.setHumanTakeover.get(toFlag(input.humanTakeover), input.at, found.id)!);
+          conversation = sqliteRows.conversationFromRow(statements.setHumanTakeover.get(toFlag(input.humanTakeover), input.at, found.id)!);
         } else {
-          conversation = conversationFromRow(found);
+          conversation = sqliteRows.conversationFromRow(found);
         }
         const events = input.events({ conversation: { ...conversation }, created: !found, changed });
         insertOutboxEvents(statements, events);
@@ -295,7 +310,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       });
     },
     async listMessages(conversationId) {
-      return statements.listMessages.all(conversationId).map(messageFromRow);
+      return statements.listMessages.all(conversationId).map(sqliteRows.messageFromRow);
     },
 
     async listOutboxEvents({ limit }) {
@@ -308,6 +323,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     ...webhooks,
 
     async close() {
+      writeTouches();
       if (ownsDatabase && database.open) database.close();
     },
   };

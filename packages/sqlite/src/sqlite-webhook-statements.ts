@@ -1,36 +1,9 @@
 import type { Database } from "better-sqlite3";
-import type { DeliveryStatus, EventType, WebhookDelivery, WebhookSubscription } from "@parley/core";
-import type { OutboxEventRow } from "./sqlite-storage-rows.js";
+import { DELIVERY_COLUMNS, OUTBOX_COLUMNS, SUBSCRIPTION_COLUMNS, type OutboxEventRow, type WebhookDeliveryRow, type WebhookSubscriptionRow } from "@parley/core/storage-rows";
 import type { PreparedStatement } from "./sqlite-storage-statements.js";
 
-// Rows, mappers and statements of webhook subscriptions and deliveries (migration 003).
-
-export interface WebhookSubscriptionRow {
-  id: string;
-  user_id: string;
-  url: string;
-  chatbot_id: string | null;
-  event_types: string;
-  signing_key_id: string;
-  public_only: number;
-  created_at: number;
-}
-
-export interface WebhookDeliveryRow {
-  id: string;
-  subscription_id: string;
-  user_id: string;
-  event_id: string;
-  event_type: string;
-  status: string;
-  attempts: number;
-  next_attempt_at: number | null;
-  last_attempt_at: number | null;
-  last_response_status: number | null;
-  last_error: string | null;
-  created_at: number;
-  delivered_at: number | null;
-}
+// The statements of webhook subscriptions and deliveries (migration 003); their rows map through
+// the codec both SQL adapters share (@parley/core/storage-rows).
 
 /** The parameters of the delivery lists. */
 interface ListDeliveries {
@@ -42,38 +15,6 @@ interface ListDeliveries {
 
 /** A delivery row with the lease the domain type does not show. */
 export type LeasedDeliveryRow = WebhookDeliveryRow & { leased_until: number | null };
-
-const SUBSCRIPTION_COLUMNS = "id, user_id, url, chatbot_id, event_types, signing_key_id, public_only, created_at";
-const DELIVERY_COLUMNS =
-  "id, subscription_id, user_id, event_id, event_type, status, attempts, next_attempt_at, last_attempt_at, last_response_status, last_error, created_at, delivered_at";
-const OUTBOX_COLUMNS = "id, type, user_id, chatbot_id, data, created_at";
-
-export const webhookSubscriptionFromRow = (row: WebhookSubscriptionRow): WebhookSubscription => ({
-  id: row.id,
-  userId: row.user_id,
-  url: row.url,
-  chatbotId: row.chatbot_id,
-  eventTypes: JSON.parse(row.event_types) as EventType[],
-  signingKeyId: row.signing_key_id,
-  publicOnly: row.public_only === 1,
-  createdAt: row.created_at,
-});
-
-export const webhookDeliveryFromRow = (row: WebhookDeliveryRow): WebhookDelivery => ({
-  id: row.id,
-  subscriptionId: row.subscription_id,
-  userId: row.user_id,
-  eventId: row.event_id,
-  eventType: row.event_type as EventType,
-  status: row.status as DeliveryStatus,
-  attempts: row.attempts,
-  nextAttemptAt: row.next_attempt_at,
-  lastAttemptAt: row.last_attempt_at,
-  lastResponseStatus: row.last_response_status,
-  lastError: row.last_error,
-  createdAt: row.created_at,
-  deliveredAt: row.delivered_at,
-});
 
 /** Every statement of the webhook steps, prepared once per adapter. */
 export type WebhookStatements = ReturnType<typeof prepareWebhookStatements>;

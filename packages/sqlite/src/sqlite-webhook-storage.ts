@@ -1,7 +1,8 @@
 import type { Database } from "better-sqlite3";
 import { deliveryStateAfter, type ClaimedDelivery, type WebhookStorage } from "@parley/core";
-import { outboxEventFromRow } from "./sqlite-storage-rows.js";
-import { prepareWebhookStatements, webhookDeliveryFromRow, webhookSubscriptionFromRow } from "./sqlite-webhook-statements.js";
+import { outboxEventFromRow, webhookDeliveryFromRow, webhookSubscriptionFromRow } from "@parley/core/storage-rows";
+import { sqliteRows } from "./sqlite-storage-rows.js";
+import { prepareWebhookStatements } from "./sqlite-webhook-statements.js";
 
 /** The webhook part of the Storage port (re-exported for the adapter's callers). */
 export type { WebhookStorage };
@@ -18,18 +19,7 @@ export function createSqliteWebhookStorage(database: Database, write: WriteStep)
   const statements = prepareWebhookStatements(database);
   return {
     async createWebhookSubscription(subscription) {
-      write(() =>
-        statements.insertSubscription.run({
-          id: subscription.id,
-          user_id: subscription.userId,
-          url: subscription.url,
-          chatbot_id: subscription.chatbotId,
-          event_types: JSON.stringify(subscription.eventTypes),
-          signing_key_id: subscription.signingKeyId,
-          public_only: subscription.publicOnly ? 1 : 0,
-          created_at: subscription.createdAt,
-        }),
-      );
+      write(() => statements.insertSubscription.run(sqliteRows.webhookSubscriptionToRow(subscription)));
       return { ...subscription, eventTypes: [...subscription.eventTypes] };
     },
     async listWebhookSubscriptions(userId) {

@@ -2,7 +2,8 @@ import type { Message, MessageSource } from "../domain/conversation.js";
 import type { Caller } from "../domain/user.js";
 import type { Dependencies } from "../dependencies.js";
 import type { ChatReply } from "../ports/chat-model.js";
-import { acceptMessage, modelFailed, modelFor, preparePrompt, storeReply } from "./chat-steps.js";
+import { acceptMessage, modelFailed, modelFor, preparePrompt, storeReply, type AcceptedMessage } from "./chat-steps.js";
+import { acceptKeyedMessage, type KeyedChatProgress } from "./keyed-chat.js";
 
 /** The outcome of a chat call. */
 export interface ChatResult {
@@ -23,8 +24,26 @@ export interface ChatResult {
  * authenticated and admitted by the per-key rate limit (see `admitRequest`).
  */
 export async function chat(dependencies: Dependencies, caller: Pick<Caller, "user">, chatbotId: string, body: unknown): Promise<ChatResult> {
-  const accepted = await acceptMessage(dependencies, caller, chatbotId, body);
+  return answer(dependencies, await acceptMessage(dependencies, caller, chatbotId, body));
+}
 
+/**
+ * The same chat sent with an API key: the key authenticated and limited with the chat's own
+ * reads and limit (see `acceptKeyedMessage`), the body read by `readBody`. `progress` tells
+ * the caller what passed, for the answer's headers, refused or not.
+ */
+export async function chatWithKey(
+  dependencies: Dependencies,
+  apiKey: string | undefined | null,
+  chatbotId: string,
+  readBody: () => Promise<unknown>,
+  progress: KeyedChatProgress,
+): Promise<ChatResult> {
+  return answer(dependencies, await acceptKeyedMessage(dependencies, apiKey, chatbotId, readBody, progress));
+}
+
+/** Steps 5–7 of an accepted message. */
+async function answer(dependencies: Dependencies, accepted: AcceptedMessage): Promise<ChatResult> {
   // 3. A human agent has the conversation: the message is stored, no reply is generated.
   if (accepted.conversation.humanTakeover) return { response: "", humanTakeover: true, message: accepted.message, reply: null, sources: [] };
 

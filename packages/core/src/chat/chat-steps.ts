@@ -10,6 +10,7 @@ import { conversationStarted, messageReceived, messageSent, publish } from "../e
 import { ownedChatbot } from "../chatbots/owned-chatbot.js";
 import { isUuid } from "../support/ids.js";
 import type { ChatModel } from "../ports/chat-model.js";
+import type { RateLimitDecision, RateLimitHit } from "../ports/rate-limiter.js";
 import { formatTimestamp, microsToMillis, monthOf, startOfNextMonth } from "../support/time.js";
 import { parseChatInput } from "./chat-input.js";
 import { buildPrompt, type Prompt } from "./prompt-builder.js";
@@ -33,7 +34,7 @@ export interface AcceptedMessage {
  * per-key rate limit (see `admitRequest`).
  */
 export async function acceptMessage(dependencies: Dependencies, caller: Pick<Caller, "user">, chatbotId: string, body: unknown): Promise<AcceptedMessage> {
-  const { storage, rateLimiter, clock, ids, settings } = dependencies;
+  const { storage, rateLimiter, clock } = dependencies;
   const { message, sessionId } = parseChatInput(body, caller.user.id);
   if (!isUuid(chatbotId)) throw chatbotNotFound();
 
@@ -48,26 +49,55 @@ export async function acceptMessage(dependencies: Dependencies, caller: Pick<Cal
   //    quota is reported before the conversation limit, and reserved atomically in step 2–4.
   const quota = monthlyQuota(dependencies, caller.user, state.plan, now);
   if (state.used >= quota.limit) throw quota.exceeded();
-  const perMinute = settings.conversationMessagesPerMinute;
-  const conversationRate = await rateLimiter.hit(`conversation:${chatbot.id}:${sessionId}`, perMinute, 60_000);
-  if (!conversationRate.allowed) throw conversationRateLimited(perMinute, Math.max(1, Math.ceil(conversationRate.retryAfterMs / 1000)));
+  const conversation = conversationLimit(dependencies, chatbot.id, sessionId);
+  refuseConversationRate(conversation, await rateLimiter.hit(conversation.key, conversation.limit, conversation.windowMs));
+  return storeUserMessage(dependencies, { user: caller.user, chatbot, sessionId, message, quota, conversation: state.conversation, at: now, month });
+}
 
-  // 2–4. One atomic step: reserve one message of the quota, find or create the conversation
-  //      of (chatbot, session), store the user message and write its events to the outbox.
+/** The conversation's rate limit (docs/design.md §4) as a hit of the rate limiter. */
+export function conversationLimit(dependencies: Pick<Dependencies, "settings">, chatbotId: string, sessionId: string): RateLimitHit {
+  return { key: `conversation:${chatbotId}:${sessionId}`, limit: dependencies.settings.conversationMessagesPerMinute, windowMs: 60_000 };
+}
+
+/** Throws `conversation_rate_limited` when the conversation's limit refused the message. */
+export function refuseConversationRate(hit: RateLimitHit, decision: RateLimitDecision): void {
+  if (!decision.allowed) throw conversationRateLimited(hit.limit, Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
+}
+
+/** What steps 2–4 store: a message every check has let through, with what was read for it. */
+export interface CheckedMessage {
+  user: User;
+  chatbot: Chatbot;
+  sessionId: string;
+  message: string;
+  quota: MonthlyQuota;
+  /** The conversation of (chatbot, session) as read; null when there was none. */
+  conversation: Conversation | null;
+  at: number;
+  month: string;
+}
+
+/**
+ * Steps 2–4, one atomic step: reserve one message of the quota, find or create the conversation
+ * of (chatbot, session), store the user message and write its events to the outbox.
+ */
+export async function storeUserMessage(dependencies: Dependencies, checked: CheckedMessage): Promise<AcceptedMessage> {
+  const { storage, ids, settings } = dependencies;
+  const { user, chatbot, quota } = checked;
   const [startedId, receivedId] = [ids.uuid(), ids.uuid()];
   const accepted = await storage.acceptUserMessage({
-    userId: caller.user.id,
-    month,
+    userId: user.id,
+    month: checked.month,
     monthlyLimit: quota.limit,
     chatbotId: chatbot.id,
-    sessionId,
-    content: message,
+    sessionId: checked.sessionId,
+    content: checked.message,
     newConversationId: ids.uuid(),
-    conversation: state.conversation,
+    conversation: checked.conversation,
     messageId: ids.uuid(),
     eventIds: [startedId, receivedId],
     historyLimit: settings.historyTurns,
-    at: now,
+    at: checked.at,
     events: ({ conversation, conversationCreated, message: stored }) => [
       ...(conversationCreated ? [conversationStarted(startedId, chatbot.ownerId, conversation)] : []),
       messageReceived(receivedId, chatbot.ownerId, conversation, stored),
@@ -132,8 +162,14 @@ export async function storeReply(dependencies: Dependencies, accepted: AcceptedM
   return stored.message;
 }
 
+/** A user's monthly limit, and the error to throw when it is used up. */
+export interface MonthlyQuota {
+  limit: number;
+  exceeded(): Error;
+}
+
 /** The user's monthly limit (the plan as read; the default plan when it is not stored), and the error to throw when it is used up. */
-function monthlyQuota(dependencies: Pick<Dependencies, "settings">, user: User, stored: Plan | null, now: number) {
+export function monthlyQuota(dependencies: Pick<Dependencies, "settings">, user: User, stored: Plan | null, now: number): MonthlyQuota {
   const plan = stored ?? dependencies.settings.defaultPlan;
   const limit = user.monthlyMessagesOverride ?? plan.monthlyMessages;
   const resetsAt = startOfNextMonth(now);

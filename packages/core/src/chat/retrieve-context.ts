@@ -1,4 +1,3 @@
-import { embedderMismatch } from "../errors.js";
 import type { Embedder, FusionParameters } from "../ports/embedder.js";
 import type { HitDocument, SearchIndex } from "../ports/search-index.js";
 import { fuseByReciprocalRank, type FusedHit } from "../retrieval/fusion.js";
@@ -30,19 +29,11 @@ export interface RetrieveCandidates {
  * searched (and the query is not embedded).
  */
 export async function retrieveCandidates(input: RetrieveCandidates): Promise<FusedHit[]> {
-  const { searchIndex, embedder, chatbotId } = input;
-  const space = await searchIndex.embeddingSpace(chatbotId);
-  if (space === null) return [];
-  if (space.embedderId !== embedder.id || space.dimensions !== embedder.dimensions) {
-    throw embedderMismatch(chatbotId, space.embedderId, embedder.id);
-  }
-  const [keywordHits, vectorHits] = await Promise.all([
-    searchIndex.keywordSearch(chatbotId, input.query, input.keywordK ?? 20),
-    embedder
-      .embed([input.query], "query")
-      .then(([vector]) => searchIndex.vectorSearch(chatbotId, space, vector!, input.vectorK ?? 20)),
-  ]);
-  return fuseByReciprocalRank(keywordHits, vectorHits, { ...embedder.fusion, ...input.fusion });
+  const { searchIndex, embedder } = input;
+  const query = { text: input.query, keywordK: input.keywordK ?? 20, vectorK: input.vectorK ?? 20, embedder };
+  const hits = await searchIndex.hybridSearch(input.chatbotId, query);
+  if (hits === null) return [];
+  return fuseByReciprocalRank(hits.keyword, hits.vector, { ...embedder.fusion, ...input.fusion });
 }
 
 /** Characters per token, a conservative average for English prose. */

@@ -17,6 +17,7 @@ const CASES = [
   "keys are independent",
   "reports remaining, retry-after and reset",
   "concurrent hits never exceed the limit",
+  "hitInOrder counts hits in order and stops at the first refused one",
 ] as const;
 
 /** The behaviour every RateLimiter adapter must have: an exact sliding window. */
@@ -29,6 +30,22 @@ export function runRateLimiterContract(options: RateLimiterContractOptions): voi
   const test = (name: (typeof CASES)[number], body: () => Promise<void>) => (skipped(name) ? it.skip : it)(name, body);
 
   describe("RateLimiter contract", () => {
+    test("hitInOrder counts hits in order and stops at the first refused one", async () => {
+      const { limiter } = await setup();
+      const both = [{ key: "first", limit: 2, windowMs: 60_000 }, { key: "second", limit: 1, windowMs: 60_000 }];
+      const first = await limiter.hitInOrder(both);
+      expect(first.map((decision) => [decision.allowed, decision.remaining])).toEqual([[true, 1], [true, 0]]);
+      // The second refused: the first was counted.
+      expect((await limiter.hitInOrder(both)).map((decision) => decision.allowed)).toEqual([true, false]);
+      // The first refused: the second is not tried, so not counted either way.
+      expect((await limiter.hitInOrder(both)).map((decision) => decision.allowed)).toEqual([false]);
+      expect((await limiter.hit("first", 2, 60_000)).allowed).toBe(false);
+      const third = await limiter.hitInOrder([{ key: "third", limit: 1, windowMs: 60_000 }, { key: "first", limit: 2, windowMs: 60_000 }]);
+      expect(third.map((decision) => decision.allowed)).toEqual([true, false]);
+      expect(third[1]!.retryAfterMs).toBeGreaterThan(0);
+      expect(await limiter.hitInOrder([])).toEqual([]);
+    });
+
     test("allows up to the limit in a window, then refuses", async () => {
       const { limiter } = await setup();
       const outcomes = [];

@@ -3,6 +3,7 @@ import { isParleyError } from "../errors.js";
 import type { EmbeddingSpace, SearchIndex } from "../ports/search-index.js";
 import { BATCH_CASES, defineBatchCases } from "./search-index-batch-contract.js";
 import { defineDocumentCases, DOCUMENT_CASES } from "./search-index-documents-contract.js";
+import { defineHybridCases, HYBRID_CASES } from "./search-index-hybrid-contract.js";
 import { skipper, type SkippedCase } from "./skip.js";
 
 /** How to run the SearchIndex contract against one adapter. */
@@ -66,6 +67,7 @@ const CASES = [
   "replaceEmbeddings refuses a chunk of another chatbot and changes nothing",
   ...BATCH_CASES,
   ...DOCUMENT_CASES,
+  ...HYBRID_CASES,
 ] as const;
 
 const HOSTILE_QUERIES = [
@@ -346,5 +348,6 @@ export function runSearchIndexContract(options: SearchIndexContractOptions): voi
 
     defineBatchCases(test);
     defineDocumentCases(test);
+    defineHybridCases(test);
   });
 }

@@ -33,6 +33,7 @@ export const STORAGE_CASES = [
   "a limit of 0, or one lowered below the count, refuses and reports the count",
   "months and users are separate counters",
   "readChatState reads the chatbot, the plan, the month's usage and the conversation together",
+  "readKeyedChatState reads the key and its user with the chat's state as that user",
   "a message accepted with the conversation as read before it changed is stored, counted and evented from the stored one",
   "12 concurrent messages into one conversation as read, with 8 left, accept exactly 8, each with the messages before it as history",
   "25 concurrent messages with 10 left accept exactly 10",

@@ -1,7 +1,7 @@
 import { describe, expect } from "vitest";
 import type { Chatbot } from "../domain/chatbot.js";
 import type { AcceptUserMessage } from "../ports/storage.js";
-import type { ReadChatState } from "../ports/chat-state.js";
+import type { ReadChatState, ReadKeyedChatState } from "../ports/chat-state.js";
 import { MONTH, START, acceptInput, acceptMessage, seedOwnedChatbot, uuidOf, type ContractContext, type RegisterTest } from "./storage-contract-fixtures.js";
 
 /** The monthly quota reserved by acceptUserMessage, alone and under concurrent calls. */
@@ -53,6 +53,26 @@ export function registerQuotaTests(context: ContractContext, test: RegisterTest)
       expect(await read()).toEqual({ chatbot, plan: { name: "pro", monthlyMessages: 5000 }, used: 1, conversation: accepted.conversation });
       expect(await read({ sessionId: "session-\u0000two", planName: "none", month: "2026-01" })).toEqual({ chatbot, plan: null, used: 0, conversation: null });
       expect((await read({ chatbotId: uuidOf(998) })).chatbot).toBeNull();
+    });
+
+    test("readKeyedChatState reads the key and its user with the chat's state as that user", async () => {
+      const chatbot = await seed();
+      const user = (await storage().getUser(chatbot.ownerId))!;
+      await storage().upsertPlan({ name: user.planName, monthlyMessages: 70 });
+      const apiKey = { id: context.nextId(), userId: user.id, name: "chat \u0000key", keyHash: "d".repeat(64), scope: "chat" as const, createdAt: START, revokedAt: null, lastUsedAt: START + 5 };
+      await storage().createApiKey(apiKey);
+      const read = (overrides: Partial<ReadKeyedChatState> = {}) => storage().readKeyedChatState({ keyHash: apiKey.keyHash, chatbotId: chatbot.id, sessionId: "session-1", month: MONTH, ...overrides });
+      const plan = { name: user.planName, monthlyMessages: 70 };
+      expect(await read()).toEqual({ key: { apiKey, user }, state: { chatbot, plan, used: 0, conversation: null } });
+      const accepted = await accept(chatbot);
+      const own = await accept(chatbot, { sessionId: `api-${user.id}`, at: START + 1 });
+      expect(await read()).toEqual({ key: { apiKey, user }, state: { chatbot, plan, used: 2, conversation: accepted.conversation } });
+      // No session: the user's own conversation.
+      expect((await read({ sessionId: null })).state.conversation).toEqual(own.conversation);
+      expect(await read({ chatbotId: null })).toEqual({ key: { apiKey, user }, state: { chatbot: null, plan, used: 2, conversation: null } });
+      expect((await read({ chatbotId: uuidOf(997) })).state).toEqual({ chatbot: null, plan, used: 2, conversation: null });
+      // An unknown key reads nothing else.
+      expect(await read({ keyHash: "e".repeat(64) })).toEqual({ key: null, state: { chatbot: null, plan: null, used: 0, conversation: null } });
     });
 
     test("a message accepted with the conversation as read before it changed is stored, counted and evented from the stored one", async () => {

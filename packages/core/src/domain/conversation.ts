@@ -19,6 +19,19 @@ export interface Conversation {
   updatedAt: number;
 }
 
+/** A conversation of (chatbot, session) just started at `at`: no message yet, no agent needed. */
+export const newConversation = (input: { id: string; chatbotId: string; sessionId: string; humanTakeover: boolean; at: number }): Conversation => ({
+  id: input.id,
+  chatbotId: input.chatbotId,
+  sessionId: input.sessionId,
+  humanTakeover: input.humanTakeover,
+  needsAttention: false,
+  attentionReason: null,
+  messageCount: 0,
+  createdAt: input.at,
+  updatedAt: input.at,
+});
+
 /** Why a conversation needs an agent (docs/design.md §16). */
 export type AttentionReason = "fallback" | "provider_failed";
 

@@ -36,7 +36,16 @@ export function createMemoryRateLimiter(options: { clock: Clock }): RateLimiter 
     }
   };
 
-  return {
+  const limiter: RateLimiter = {
+    async hitInOrder(hits) {
+      const decisions: RateLimitDecision[] = [];
+      for (const { key, limit, windowMs } of hits) {
+        const decision = await limiter.hit(key, limit, windowMs);
+        decisions.push(decision);
+        if (!decision.allowed) break;
+      }
+      return decisions;
+    },
     async hit(key, limit, windowMs): Promise<RateLimitDecision> {
       const nowMs = microsToMillis(options.clock.now());
       // Drop idle keys now and then, so memory stays bounded by the active keys.
@@ -59,4 +68,5 @@ export function createMemoryRateLimiter(options: { clock: Clock }): RateLimiter 
       };
     },
   };
+  return limiter;
 }

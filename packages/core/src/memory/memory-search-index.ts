@@ -4,6 +4,7 @@ import type { Clock } from "../ports/clock.js";
 import type { DocumentToIndex, EmbeddingSpace, SearchHit, SearchIndex, StoredChunk } from "../ports/search-index.js";
 import { documentBytesOf, documentTypeOf } from "../retrieval/document-facts.js";
 import { countTerms, queryWords, stem, words } from "../retrieval/tokenizer.js";
+import { hybridSearchInParts } from "../retrieval/hybrid-search.js";
 import { randomIds } from "../support/ids.js";
 import { systemClock } from "../support/time.js";
 
@@ -213,6 +214,10 @@ export function createMemorySearchIndex(options: { clock?: Clock } = {}): Search
         .sort((a, b) => b.score - a.score || a.chunk.id - b.chunk.id)
         .slice(0, k)
         .map(({ chunk, score }) => hit(chunk, score));
+    },
+
+    hybridSearch(chatbotId, query) {
+      return hybridSearchInParts(this, chatbotId, query);
     },
 
     async embeddingSpace(chatbotId) {

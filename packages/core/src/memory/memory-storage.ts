@@ -1,7 +1,7 @@
-import { readChatStateInParts } from "../ports/chat-state.js";
+import { readChatStateInParts, readKeyedChatStateInParts } from "../ports/chat-state.js";
 import type { Chatbot } from "../domain/chatbot.js";
 import { widgetSettingsFrom } from "../domain/widget.js";
-import type { Conversation, ConversationEvent, ConversationSummary, Message } from "../domain/conversation.js";
+import { newConversation, type Conversation, type ConversationEvent, type ConversationSummary, type Message } from "../domain/conversation.js";
 import type { OutboxEvent } from "../domain/events.js";
 import type { ApiKey, Plan, User } from "../domain/user.js";
 import { conflict } from "../errors.js";
@@ -142,6 +142,9 @@ export function createMemoryStorage(): Storage {
     async readChatState(input) {
       return readChatStateInParts(this, input);
     },
+    async readKeyedChatState(input) {
+      return readKeyedChatStateInParts(this, input);
+    },
 
     async acceptUserMessage(input: AcceptUserMessage): Promise<AcceptUserMessageResult> {
       const counter = usageKey(input.userId, input.month);
@@ -150,16 +153,7 @@ export function createMemoryStorage(): Storage {
 
       const existing = conversationsByKey.get(conversationKey(input.chatbotId, input.sessionId));
       const conversation: Conversation = {
-        ...(existing ?? {
-          id: input.newConversationId,
-          chatbotId: input.chatbotId,
-          sessionId: input.sessionId,
-          humanTakeover: false,
-          needsAttention: false,
-          attentionReason: null,
-          messageCount: 0,
-          createdAt: input.at,
-        }),
+        ...(existing ?? newConversation({ id: input.newConversationId, chatbotId: input.chatbotId, sessionId: input.sessionId, humanTakeover: false, at: input.at })),
         updatedAt: input.at,
       };
       conversation.messageCount += 1;
@@ -270,17 +264,7 @@ export function createMemoryStorage(): Storage {
       const changed = (existing?.humanTakeover ?? false) !== input.humanTakeover;
       const conversation: Conversation = existing
         ? { ...existing, humanTakeover: input.humanTakeover, updatedAt: changed ? input.at : existing.updatedAt }
-        : {
-            id: input.newConversationId,
-            chatbotId: input.chatbotId,
-            sessionId: input.sessionId,
-            humanTakeover: input.humanTakeover,
-            needsAttention: false,
-            attentionReason: null,
-            messageCount: 0,
-            createdAt: input.at,
-            updatedAt: input.at,
-          };
+        : newConversation({ id: input.newConversationId, chatbotId: input.chatbotId, sessionId: input.sessionId, humanTakeover: input.humanTakeover, at: input.at });
       const events = input.events({ conversation: copy(conversation), created: !existing, changed });
       if (existing) Object.assign(existing, conversation);
       else {

@@ -1,4 +1,5 @@
 import type { IndexedDocument } from "../domain/ingestion.js";
+import type { Embedder } from "./embedder.js";
 
 /** The embedding space a chatbot's vectors were made in. */
 export interface EmbeddingSpace {
@@ -42,6 +43,23 @@ export interface HitDocument {
   id: string;
   title: string;
   type: string;
+}
+
+/** What {@link SearchIndex.hybridSearch} searches for: a text, and the embedder of its vector. */
+export interface HybridQuery {
+  text: string;
+  /** Chunks the keyword (BM25) arm returns at most. */
+  keywordK: number;
+  /** Chunks the vector arm returns at most. */
+  vectorK: number;
+  /** Embeds the text for the vector arm, once its space is known to be the chatbot's. */
+  embedder: Pick<Embedder, "id" | "dimensions" | "embed">;
+}
+
+/** The hits of both arms of a hybrid search, each best first. */
+export interface HybridHits {
+  keyword: SearchHit[];
+  vector: SearchHit[];
 }
 
 /** A stored chunk, for re-embedding. */
@@ -89,6 +107,14 @@ export interface SearchIndex {
    * vectors were made in another space; an empty index finds nothing.
    */
   vectorSearch(chatbotId: string, space: EmbeddingSpace, vector: Float32Array, k: number): Promise<SearchHit[]>;
+  /**
+   * Both arms of a chat's retrieval: BM25 over `query.text` and the nearest neighbours of its
+   * embedding. Null for a chatbot without documents, whose query is then not embedded; refused
+   * with `embedder_mismatch`, before anything is embedded, when the chatbot's vectors were made
+   * in another space than the embedder's. The same as `embeddingSpace`, then `keywordSearch`
+   * and `vectorSearch` (`hybridSearchInParts`), where an index can do it in fewer round trips.
+   */
+  hybridSearch(chatbotId: string, query: HybridQuery): Promise<HybridHits | null>;
   /** The chatbot's embedding space, or null before its first document. */
   embeddingSpace(chatbotId: string): Promise<EmbeddingSpace | null>;
   /** Every chunk of the chatbot, in a stable order, `limit` at a time after `afterChunkId`. */

@@ -2,7 +2,7 @@ import type { Chatbot, NewChatbot } from "../domain/chatbot.js";
 import type { Conversation, ConversationEvent, ConversationSummary, Message } from "../domain/conversation.js";
 import type { MarkConversationRead } from "./storage-agents.js";
 import type { FeedbackCount, RateMessage } from "./storage-feedback.js";
-import type { ChatState, ReadChatState } from "./chat-state.js";
+import type { ChatState, KeyedChatState, ReadChatState, ReadKeyedChatState } from "./chat-state.js";
 import type { OutboxEvent } from "../domain/events.js";
 import type { Ingestion } from "../domain/ingestion.js";
 import type { ApiKey, Plan, User } from "../domain/user.js";
@@ -145,6 +145,12 @@ export interface Storage {
    * database).
    */
   readChatState(input: ReadChatState): Promise<ChatState>;
+  /**
+   * The API key with that hash and its user, and `readChatState` as that user, in one read:
+   * what a chat sent with an API key checks before it accepts a message (one round trip on a
+   * networked database, where the key and the state would be two).
+   */
+  readKeyedChatState(input: ReadKeyedChatState): Promise<KeyedChatState>;
 
   /**
    * The heart of a chat call, as one atomic step: reserves one message of the month's quota

@@ -34,4 +34,12 @@ describe("fuseByReciprocalRank", () => {
     expect(fused.map((hit) => [hit.chunkId, hit.fusedScore])).toEqual([["a", 1 / 2], ["b", 1 / 4]]);
     expect(fuseByReciprocalRank([], [], { k: 60, keywordWeight: 1, vectorWeight: 1 })).toEqual([]);
   });
+
+  it("keeps every field of a hit, the document when the index read it", () => {
+    const document = { id: "d1", title: "Doc", type: "text/markdown" };
+    const [withDocument, without] = fuseByReciprocalRank([{ ...hits("a")[0]!, score: 2, document }], hits("b"), { k: 1, keywordWeight: 1, vectorWeight: 1 });
+    expect(withDocument).toEqual({ chunkId: "a", source: "a.md", title: "a", text: "a", score: 2, document, fusedScore: 1 / 2, keywordRank: 1, vectorRank: null });
+    expect(without).toEqual({ chunkId: "b", source: "b.md", title: "b", text: "b", score: 0, fusedScore: 1 / 2, keywordRank: null, vectorRank: 1 });
+    expect("document" in without!).toBe(false);
+  });
 });

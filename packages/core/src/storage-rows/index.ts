@@ -1,34 +1,14 @@
-import type { ApiKey, ApiKeyScope } from "../domain/user.js";
 import type { Ingestion, IngestionStatus } from "../domain/ingestion.js";
 import type { KnowledgeRequest } from "../domain/knowledge.js";
 
 // @parley/core/storage-rows: the row codec the SQL adapters share (SQLite and PostgreSQL) for
 // the shapes they both store alike — snake_case columns, times as integer microseconds, JSON as
-// text. No SQL here: each adapter keeps its statements and whatever its engine needs besides
-// (PostgreSQL's NUL-free text, postgres-text.ts, applied around these).
+// text. No SQL here beyond column lists: each adapter keeps its statements, and gives the codec
+// its dialect (how it binds a boolean, how it stores a user's text) through `createRowCodec`.
 
-/** An API key's row: its hash, never the key. */
-export interface ApiKeyRow {
-  id: string;
-  user_id: string;
-  name: string;
-  key_hash: string;
-  scope: string;
-  created_at: number;
-  revoked_at: number | null;
-  last_used_at: number | null;
-}
-
-export const apiKeyFromRow = (row: ApiKeyRow): ApiKey => ({
-  id: row.id,
-  userId: row.user_id,
-  name: row.name,
-  keyHash: row.key_hash,
-  scope: row.scope as ApiKeyScope,
-  createdAt: row.created_at,
-  revokedAt: row.revoked_at,
-  lastUsedAt: row.last_used_at,
-});
+export * from "./rows.js";
+export * from "./row-codec.js";
+export * from "./search-document-rows.js";
 
 /** An ingestion's row: its request and errors as JSON text. */
 export interface IngestionRow {

@@ -29,4 +29,21 @@ describe("Int8Columns", () => {
     // The next call starts from zero, not from the previous sums.
     expect(columns.weightedSum([1], [2], rows)[3]).toBe(2 * columns.values[columns.capacity + 3]!);
   });
+
+  it("scales the sums as float32 exactly as the plain loop does, -Infinity for a masked row", () => {
+    const random = seededRandom(12);
+    const rows = 1_003;
+    const columns = createInt8Columns(16, rows);
+    for (let index = 0; index < 16 * columns.capacity; index++) {
+      columns.values[index] = (index % columns.capacity) % 7 === 0 ? 127 : Math.floor(random() * 255) - 127;
+    }
+    for (let row = 0; row < rows; row++) columns.scales[row] = row % 50 === 0 ? 0 : random() / 127;
+    // Large weights: sums past 2^24, where rounding to float32 before multiplying would differ.
+    const sums = Int32Array.from(columns.weightedSum([...Array(16).keys()], Array<number>(16).fill(32_767), rows));
+    const scores = columns.scaledSums(rows);
+    const expected = new Float32Array(rows);
+    for (let row = 0; row < rows; row++) expected[row] = columns.scales[row] === 0 ? -Infinity : sums[row]! * columns.scales[row]!;
+    expect(Array.from(scores.subarray(0, rows))).toEqual(Array.from(expected));
+    expect(sums.some((sum) => Math.abs(sum) > 2 ** 24)).toBe(true);
+  });
 });

@@ -24,7 +24,7 @@ export interface VectorTable {
   capacity: number;
   count: number;
   ids: Float64Array;
-  /** Per row: the int8 → float scale; 0 marks a deleted row. */
+  /** Per row: the int8 → float scale; 0 marks a deleted row (the columns' own array). */
   scales: Float32Array;
   /** Column d of row r at d * capacity + r, in WebAssembly memory. */
   columns: Int8Columns;
@@ -49,7 +49,7 @@ export function createVectorTable(state: VectorState, keepFloats: boolean): Vect
     lastId: 0,
     deleted: 0,
     ids: new Float64Array(columns.capacity),
-    scales: new Float32Array(columns.capacity),
+    scales: columns.scales,
     columns,
     floats: keepFloats ? new Map() : undefined,
     rows: new Map(),
@@ -66,7 +66,7 @@ function grow(table: VectorTable, needed: number): void {
   }
   const ids = new Float64Array(capacity);
   ids.set(table.ids.subarray(0, table.count));
-  const scales = new Float32Array(capacity);
+  const scales = columns.scales;
   scales.set(table.scales.subarray(0, table.count));
   Object.assign(table, { capacity, columns, ids, scales });
 }
@@ -180,9 +180,6 @@ export function nearestByCosine(table: VectorTable, query: Float32Array, k: numb
   return scored.slice(0, k);
 }
 
-/** Scores of the first pass, reused by every search (one runs at a time: all of it is synchronous). */
-let scratch = new Float32Array(0);
-
 /**
  * Approximate scores of every row: the dot product of its int8 copy with the query's heaviest
  * dimensions (at most MAX_PROBED_DIMENSIONS, until PROBED_ENERGY of the query's squared norm),
@@ -206,11 +203,8 @@ function firstPass(table: VectorTable, query: Float32Array): Float32Array {
   // Weights as 16-bit integers, the largest at 32,767 (Int8Columns.weightedSum).
   const largest = probes.length === 0 ? 1 : Math.abs(query[probes[0]!]!);
   const weights = probes.map((dimension) => Math.round((query[dimension]! * 32_767) / largest));
-  const { count, scales } = table;
-  const sums = table.columns.weightedSum(probes, weights, count);
-  if (scratch.length < count) scratch = new Float32Array(table.capacity);
-  for (let row = 0; row < count; row++) scratch[row] = scales[row] === 0 ? -Infinity : sums[row]! * scales[row]!;
-  return scratch;
+  table.columns.weightedSum(probes, weights, table.count);
+  return table.columns.scaledSums(table.count);
 }
 
 /** Rows sampled to estimate the first pass's cut-off score. */
@@ -226,8 +220,9 @@ function bestRows(scores: Float32Array, count: number, wanted: number): number[]
   const step = Math.max(1, Math.floor(count / SAMPLE_ROWS));
   const sample = new Float32Array(Math.ceil(count / step));
   for (let row = 0, index = 0; row < count; row += step) sample[index++] = scores[row]!;
-  sample.sort(); // ascending, natively: a comparator made this the slowest step
-  let threshold = sample[Math.max(0, sample.length - 1 - Math.ceil((3 * wanted * sample.length) / count))]!;
+  // The value a full ascending sort would put at index length - 1 - m, by selection: sorting the
+  // sample was the slowest step.
+  let threshold = kthLargest(sample, Math.min(sample.length, 1 + Math.ceil((3 * wanted * sample.length) / count)));
   let above = rowsAbove(scores, count, threshold);
   if (above.length < wanted) {
     threshold = kthLargest(scores.subarray(0, count), wanted);

@@ -8,6 +8,9 @@ import { formatTimestamp, millisToMicros, systemClock } from "../support/time.js
 import { attemptDelivery, type AttemptContext, type AttemptReport } from "./attempt-delivery.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-schedule.js";
 
+/** Least time between the starts of two passes that committed events ask for (see `onEvent`). */
+const EVENT_PASS_GAP_MS = 20;
+
 /** docs/design.md §5: a 2xx within 10 s is a delivery. */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 
@@ -88,6 +91,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const busySubscriptions = new Map<string, number>();
   let running = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the armed timer fires (performance.now()), or undefined when none is armed. */
+  let timerDueAt: number | undefined;
+  /** When the last pass began (performance.now()). */
+  let lastPassAt = -Infinity;
   let passing: Promise<Promise<AttemptReport>[]> | undefined;
   let again = false;
 
@@ -100,6 +107,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   /** One look for work: fan out, claim what free slots allow, launch the attempts. */
   async function dispatchDue(): Promise<Promise<AttemptReport>[]> {
+    lastPassAt = performance.now();
     await fanOut();
     const free = concurrency - inFlight.size;
     if (free <= 0) return [];
@@ -158,8 +166,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   function schedule(delayMs: number): void {
     clearTimeout(timer);
+    timerDueAt = undefined;
     if (!running) return;
+    timerDueAt = performance.now() + delayMs;
     timer = setTimeout(() => {
+      timerDueAt = undefined;
       pass()
         .catch(reportError)
         .finally(() => schedule(pollIntervalMs));
@@ -170,17 +181,31 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     if (running) schedule(0);
   }
 
+  /**
+   * A committed event: a pass at once, or, when one began less than EVENT_PASS_GAP_MS ago, when
+   * that gap is over. Under a stream of chats (three events each) the passes, each a write
+   * transaction or two, then run a few dozen times a second instead of once or more per chat;
+   * a webhook leaves at most that gap later. An already armed timer that fires by then stays.
+   */
+  function onEvent(): void {
+    if (!running) return;
+    const now = performance.now();
+    const at = Math.max(now, lastPassAt + EVENT_PASS_GAP_MS);
+    if (timerDueAt !== undefined && timerDueAt <= at) return;
+    schedule(at - now);
+  }
+
   return {
     start() {
       if (running) return;
       running = true;
-      options.events?.on("*", nudge);
+      options.events?.on("*", onEvent);
       schedule(0);
     },
     async stop() {
       running = false;
       clearTimeout(timer);
-      options.events?.off("*", nudge);
+      options.events?.off("*", onEvent);
       await passing?.catch(() => {});
       await Promise.all(inFlight);
     },

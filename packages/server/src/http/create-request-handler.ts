@@ -1,9 +1,9 @@
-import { invalidRequest, isParleyError, requireAdminScope, type Caller, type Parley, type RateLimitStatus } from "@parley/core";
+import { invalidRequest, isParleyError, requireAdminScope, type Caller, type KeyedChatProgress, type Parley, type RateLimitStatus } from "@parley/core";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { bearerToken } from "./bearer-token.js";
 import { createConsoleAssets, defaultConsoleRoot, isConsolePath } from "./console-assets.js";
 import { createWidgetAssets, defaultWidgetRoot, isWidgetPath, type FindWidget } from "./widget-assets.js";
-import type { EndpointContext, EventStreamHandler, KeyAccess, Uploads, Visitor, VisitorAccess, VisitorEventStreamHandler } from "./endpoint.js";
+import type { EndpointContext, EventStreamHandler, KeyAccess, KeyedRequest, Uploads, Visitor, VisitorAccess, VisitorEventStreamHandler } from "./endpoint.js";
 import { ENDPOINTS } from "./endpoints/index.js";
 import { HttpError, statusForCode } from "./http-error.js";
 import { isMultipart, readJsonBody } from "./read-json-body.js";
@@ -94,6 +94,7 @@ export function createRequestHandler(options: {
       return answer && outcome(answer.status, answer.body, NO_HEADERS);
     }
 
+    if (access.inCore) return handleInCore(route, found, request, response, requestId, search);
     // docs/design.md §4 order: 401, then the per-key rate limit, then the scope, the body and the chatbot.
     let caller: Caller;
     try {
@@ -119,6 +120,25 @@ export function createRequestHandler(options: {
     } catch (error) {
       const refused = refusal(error, requestId);
       return outcome(refused.status, refused.body, { ...headers, ...refused.headers }, keyId);
+    }
+  }
+
+  /**
+   * A key route whose core operation checks the key (`inCore`): it gets the token, the body to
+   * read and a progress it fills, from which the answer, refused or not, takes the key's id and
+   * its RateLimit-* headers exactly as `handle` gives them.
+   */
+  async function handleInCore(route: Route, found: Match, request: IncomingMessage, response: ServerResponse, requestId: string, search: string): Promise<Outcome | null> {
+    const progress: KeyedChatProgress = {};
+    const validate = route.validate ?? ((body: unknown) => body);
+    const keyed = { token: bearerToken(request.headers.authorization), readBody: async () => validate(await readJsonBody(request)), progress };
+    try {
+      const answer = await route.endpoint.handle(contextOf(route, undefined, request, response, found.values, search, undefined, NO_HEADERS, keyed));
+      return answer && outcome(answer.status, answer.body, rateLimitHeaders(progress.rateLimit!), progress.caller?.apiKey.id);
+    } catch (error) {
+      const refused = refusal(error, requestId);
+      const headers = progress.rateLimit === undefined ? refused.headers : { ...rateLimitHeaders(progress.rateLimit), ...refused.headers };
+      return outcome(refused.status, refused.body, headers, progress.caller?.apiKey.id);
     }
   }
 
@@ -176,8 +196,9 @@ export function createRequestHandler(options: {
     search: string,
     body: unknown,
     headers: Record<string, string>,
+    keyed?: KeyedRequest,
   ): EndpointContext<string, unknown, Caller> {
-    return { parley, caller: caller!, request, response, params: paramsOf(route, values), query: queryOf(route, search), body, uploads, headers, streamEvents, streamVisitorEvents };
+    return { parley, caller: caller!, request, response, params: paramsOf(route, values), query: queryOf(route, search), body, uploads, headers, streamEvents, streamVisitorEvents, keyed };
   }
 
   /** The answer to an error: its status, `{detail}` and headers. Faults are logged, never shown. */

@@ -1,4 +1,4 @@
-import type { ApiKeyScope, Caller, Parley, UploadStore, VisitorLimit, WidgetChatbot } from "@parley/core";
+import type { ApiKeyScope, Caller, KeyedChatProgress, Parley, UploadStore, VisitorLimit, WidgetChatbot } from "@parley/core";
 import type { ErrorObject } from "ajv";
 import type { FromSchema, JSONSchema } from "json-schema-to-ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -28,8 +28,13 @@ export type Method = "GET" | "POST" | "PATCH" | "DELETE";
  * `handle` (create-request-handler.ts) and one in `accessResponses` (openapi-operation.ts).
  */
 export type Access = KeyAccess | PublicAccess | VisitorAccess;
-/** API keys of some scopes. */
-export type KeyAccess = { kind: "key"; scopes: readonly ApiKeyScope[] };
+/**
+ * API keys of some scopes. `inCore`: the handler's core operation authenticates the key, applies
+ * its rate limit and reads the body (`EndpointContext.keyed`), reading the key with what it
+ * checks next (the chat: docs/scaling.md, "Round trips of a chat"), with the same refusals in
+ * the same order; `scopes` then only documents the route.
+ */
+export type KeyAccess = { kind: "key"; scopes: readonly ApiKeyScope[]; inCore?: boolean };
 /** Anyone. */
 export type PublicAccess = { kind: "public" };
 
@@ -53,6 +58,16 @@ export type VisitorEventStreamHandler = (context: { visitor: Visitor; ownerId: s
 
 /** Access for API keys of these scopes. */
 export const key = (...scopes: ApiKeyScope[]): KeyAccess => ({ kind: "key", scopes });
+
+/** What the handler of an `inCore` key route hands to its core operation. */
+export interface KeyedRequest {
+  /** The bearer token, as sent (undefined when none was). */
+  token: string | undefined;
+  /** The body, read and validated as any route's (415, 413, 400, 422), or its refusal. */
+  readBody: () => Promise<unknown>;
+  /** Filled by the core as the request passes its checks: the caller, then the per-key limit's status. */
+  progress: KeyedChatProgress;
+}
 
 /** Answers `GET /v1/admin/events` as a stream; resolves when the stream has ended. */
 export type EventStreamHandler = (context: { caller: Caller; request: IncomingMessage; response: ServerResponse; headers: Record<string, string> }) => Promise<void>;
@@ -107,6 +122,8 @@ export interface EndpointContext<Path extends string = string, Body = unknown, W
   streamEvents: EventStreamHandler | undefined;
   /** A visitor session's live events, when the server has a feed. */
   streamVisitorEvents: VisitorEventStreamHandler | undefined;
+  /** On an `inCore` key route: the key and body for the core (then `caller` and `body` are unset). */
+  keyed: KeyedRequest | undefined;
 }
 
 /** A JSON answer (none for 204), or null when the handler wrote the response itself (a stream). */

@@ -27,7 +27,7 @@ export interface ServerConfig {
   maxStreamsPerKey: number;
   /** `PARLEY_INGESTIONS_PER_USER`: ingestions of one user read at once, across processes (default 1). */
   ingestionsPerUser: number;
-  /** Limits of the worker threads that parse documents (docs/configuration.md, "Documents"). */
+  /** Limits of the reader processes that parse documents (docs/configuration.md, "Documents"). */
   documents: DocumentLimits;
   /** `PARLEY_SECRET_KEY`: the master key of webhook signing secrets; unset means the key file beside the database. */
   secretKey: string | undefined;
@@ -59,7 +59,7 @@ export interface ServerConfig {
 export interface DocumentLimits {
   /** `PARLEY_DOCUMENT_TIMEOUT_MS`: wall-clock time to parse one document (default 30 s). */
   timeoutMs: number;
-  /** `PARLEY_DOCUMENT_MEMORY_MB`: heap of the worker thread that parses it (default 192 MiB). */
+  /** `PARLEY_DOCUMENT_MEMORY_MB`: heap of the reader process that parses it (default 192 MiB). */
   memoryMb: number;
   /** `PARLEY_MAX_PDF_PAGES` (default 2,000). */
   maxPdfPages: number;

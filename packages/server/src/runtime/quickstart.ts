@@ -78,7 +78,7 @@ const QUICKSTART_EXTENSIONS = new Set([".md", ".txt", ".html"]);
 
 /**
  * The examples folder's documents, read as `parley ingest` reads files (the knowledge package, in
- * its workers), each named by its file name: the demo's sources read the same on every machine.
+ * its reader processes), each named by its file name: the demo's sources read the same on every machine.
  */
 async function readQuickstartDocuments(folder: string): Promise<DocumentInput[]> {
   const names = (await readdir(folder)).filter((name) => QUICKSTART_EXTENSIONS.has(extname(name).toLowerCase())).sort();

@@ -51,7 +51,8 @@ export const sendChatMessage = defineEndpoint({
   summary: "Send a message to a chatbot and get its reply",
   description: `The retrieval-augmented pipeline: quota and conversation rate, find or create the conversation of (chatbot_id, session_id), store the message, retrieve context (BM25 + vectors fused by Reciprocal Rank Fusion), build the prompt with the conversation's last ${DEFAULT_SETTINGS.historyTurns} messages, call the chatbot's model, store and return the reply. Every accepted message counts toward the plan's monthly quota. Fires \`conversation.started\` (new conversation) and \`message.received\` webhooks. The reply carries no conversation id: the conversation is identified by \`session_id\`.`,
   tag: CHAT,
-  access: SPEC,
+  // The core reads the key with the chat's state and limits both at once (docs/scaling.md).
+  access: { ...SPEC, inCore: true },
   body: {
     name: "ChatRequest",
     schema: chatRequestSchema,
@@ -105,8 +106,8 @@ export const sendChatMessage = defineEndpoint({
       ],
     },
   },
-  async handle({ parley, caller, params, body }) {
-    const result = await parley.chat(caller, params.chatbot_id, body);
+  async handle({ parley, params, keyed }) {
+    const result = await parley.chatWithKey(keyed!.token, params.chatbot_id, keyed!.readBody, keyed!.progress);
     // A human agent has the conversation: accepted and stored, no reply generated.
     return result.humanTakeover ? { status: 202, body: { response: "" } } : ok({ response: result.response });
   },

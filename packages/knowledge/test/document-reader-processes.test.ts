@@ -1,0 +1,58 @@
+import type * as ChildProcesses from "node:child_process";
+import type { ChildProcess, SpawnOptions } from "node:child_process";
+import { once } from "node:events";
+import { describe, expect, it, vi } from "vitest";
+import { createDocumentReader } from "../src/index.js";
+import { poisonHtml } from "./hostile-documents.js";
+
+// Every process the reader starts, with its arguments and options, to tell a reused reader
+// from a fresh one and to see the limits it was started with.
+const started = vi.hoisted(() => [] as { child: ChildProcess; args: readonly string[]; options: SpawnOptions }[]);
+vi.mock("node:child_process", async (importOriginal) => {
+  const actual = await importOriginal<typeof ChildProcesses>();
+  const spawn = (command: string, args: readonly string[], options: SpawnOptions) => {
+    const child = actual.spawn(command, args, options);
+    started.push({ child, args, options });
+    return child;
+  };
+  return { ...actual, spawn };
+});
+
+const page = (text: string) => ({ bytes: Buffer.from(`<p>${text}</p>`), name: "page.html", source: "page.html" });
+
+describe("the document reader's processes (issue 24)", () => {
+  it("reads in another process, started with its heap and stack limits and without the server's secrets", async () => {
+    process.env.OPENAI_API_KEY = "sk-not-for-readers";
+    const reader = createDocumentReader({ memoryMb: 96 });
+    try {
+      expect((await reader.read(page("One."))).document.text).toBe("One.");
+      expect(started).toHaveLength(1);
+      const { child, args, options } = started.splice(0)[0]!;
+      expect(child.pid).not.toBe(process.pid);
+      expect(args).toEqual(expect.arrayContaining(["--max-old-space-size=96", "--stack-size=3984"]));
+      expect(Object.keys(options.env ?? {})).not.toContain("OPENAI_API_KEY");
+    } finally {
+      delete process.env.OPENAI_API_KEY;
+      await reader.close();
+    }
+  }, 60_000);
+
+  it("keeps a process that read cleanly, and never reuses one that hit its stack limit", async () => {
+    const reader = createDocumentReader();
+    try {
+      expect((await reader.read(page("One."))).document.text).toBe("One.");
+      expect((await reader.read(page("Two."))).document.text).toBe("Two.");
+      expect(started).toHaveLength(1);
+      const first = started[0]!.child;
+      // 30,000 unclosed tags overflow the parser's stack: the process catches the RangeError and
+      // reports it, and is then killed rather than kept for the next document.
+      const exited = once(first, "exit");
+      await expect(reader.read({ bytes: poisonHtml(), name: "poison.html", source: "poison.html" })).rejects.toThrow("The document is too complex to read.");
+      expect((await reader.read(page("Three."))).document.text).toBe("Three.");
+      expect(started).toHaveLength(2);
+      expect(await exited).toEqual([null, "SIGKILL"]);
+    } finally {
+      await reader.close();
+    }
+  }, 60_000);
+});
