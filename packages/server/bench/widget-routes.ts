@@ -8,7 +8,9 @@
 //    `event: delta` read) minus (fake: request read → first token written), the median and p90.
 // 2. Throughput: JSON widget messages vs the spec's `POST /v1/chatbots/{id}/chat`, the same
 //    fake, the same chatbot, autocannon with the same connections, one after the other.
-// Options: --samples N (200), --duration S (10), --connections N (10).
+// Options: --samples N (200), --duration S (10), --connections N (10), --tsx (the server from the
+// TypeScript sources through tsx; by default it is bundled from the current sources by tsup, as
+// users run it and as `npm run bench:http` measures it: build-server.ts).
 import autocannon, { type Request } from "autocannon";
 import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
@@ -19,6 +21,7 @@ import { parseArgs } from "node:util";
 import { startFakeOpenAI, streamWith } from "@parley/providers/testing";
 import { loadConfig } from "../src/runtime/config.js";
 import { openParley } from "../src/runtime/open-parley.js";
+import { buildServer } from "./build-server.js";
 import { cpuSeconds, startChild, type Child } from "./processes.js";
 import { machineLine } from "./report.js";
 
@@ -27,6 +30,7 @@ const { values: flags } = parseArgs({
     samples: { type: "string", default: "200" },
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "10" },
+    tsx: { type: "boolean", default: false },
   },
 });
 const SAMPLES = Number(flags.samples);
@@ -75,6 +79,7 @@ function firstDelta(url: string, path: string, token: string, message: string): 
 async function main() {
   const folder = mkdtempSync(join(tmpdir(), "parley-bench-widget-"));
   const children: Child[] = [];
+  const bundles: string[] = [];
   // The fake's own time to first token, per request: read → first token written.
   let arrivedAt = 0;
   let ownTtft = 0;
@@ -120,9 +125,11 @@ async function main() {
     }
     runtime.close();
 
+    const bundle = flags.tsx ? undefined : await buildServer();
+    if (bundle !== undefined) bundles.push(bundle.folder);
     const server = await startChild({
-      nodeArgs: TSX,
-      script: join(BENCH, "serve-from-source.ts"),
+      nodeArgs: bundle === undefined ? TSX : [],
+      script: bundle?.cli ?? join(BENCH, "serve-from-source.ts"),
       args: ["serve", "--port", "0", "--host", "127.0.0.1"],
       env,
       cwd: ROOT,
@@ -134,7 +141,7 @@ async function main() {
     const pid = server.child.process.pid;
     say(machineLine());
     say(`Load average (1 min) at the start: ${loadavg()[0]!.toFixed(1)}.`);
-    say(`Server: parley serve from source (tsx), pid ${String(pid)}; fake OpenAI streaming in the benchmark's process.`);
+    say(`Server: parley serve ${bundle === undefined ? "from source (tsx)" : "bundled from the current sources by tsup (as the package build)"}, pid ${String(pid)}; fake OpenAI streaming in the benchmark's process.`);
 
     // 1. Overhead to the first delta, one request at a time (20 warm-up requests first).
     const path = `/v1/widget/${chatbot.id}/messages`;
@@ -198,6 +205,7 @@ async function main() {
     for (const child of children) await child.stop();
     await fake.close();
     rmSync(folder, { recursive: true, force: true });
+    for (const bundle of bundles) rmSync(bundle, { recursive: true, force: true });
   }
 }
 
