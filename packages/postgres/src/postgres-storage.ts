@@ -1,4 +1,4 @@
-import { conflict, widgetSettingsFrom } from "@parley/core";
+import { conflict, newUserMessage, widgetSettingsFrom } from "@parley/core";
 import type { Chatbot, ChatbotChanges, Conversation, Message, OutboxEvent, Storage } from "@parley/core";
 import type pg from "pg";
 import { inTransaction } from "./postgres-transaction.js";
@@ -245,7 +245,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       // One round trip into the conversation the caller read, while it is still the stored one.
       let expected = input.conversation ?? null;
       for (let attempt = 0; attempt < GUARDED_ATTEMPTS && expected !== null; attempt += 1) {
-        const message: Message = { id: input.messageId, conversationId: expected.id, role: "user", author: "end_user", content: input.content, agentName: null, createdAt: input.at, sources: [], feedback: null };
+        const message = newUserMessage({ id: input.messageId, conversationId: expected.id, content: input.content, at: input.at });
         const conversation = { ...expected, messageCount: expected.messageCount + 1, updatedAt: input.at };
         // Built before the statement: a throwing builder writes nothing.
         const events = input.events({ conversation: { ...conversation }, conversationCreated: false, message: { ...message } });
@@ -271,7 +271,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
           // Read under the conversation's lock and before the insert: exactly the messages before this one.
           const recent = await client.query<MessageRow>(SQL.recentMessages, [conversation.id, input.historyLimit]);
           const history = recent.rows.reverse().map(postgresRows.messageFromRow);
-          const message: Message = { id: input.messageId, conversationId: conversation.id, role: "user", author: "end_user", content: input.content, agentName: null, createdAt: input.at, sources: [], feedback: null };
+          const message = newUserMessage({ id: input.messageId, conversationId: conversation.id, content: input.content, at: input.at });
           // Built inside the transaction: if the builder throws, everything above rolls back with it.
           const events = input.events({ conversation: { ...conversation }, conversationCreated: counted.created, message: { ...message } });
           const reserved = await client.query<{ used: number }>(CHAT_SQL.reserveAndStore, [

@@ -1,5 +1,5 @@
 import type { Database } from "better-sqlite3";
-import { conflict, newConversation, readChatStateInParts, readKeyedChatStateInParts, widgetSettingsFrom } from "@parley/core";
+import { conflict, newConversation, newUserMessage, readChatStateInParts, readKeyedChatStateInParts, widgetSettingsFrom } from "@parley/core";
 import type { ApiKey, Chatbot, ChatbotChanges, Conversation, Storage, User } from "@parley/core";
 import { openDatabase } from "./database.js";
 import { outboxEventFromRow, planFromRow, userFromRow } from "@parley/core/storage-rows";
@@ -252,17 +252,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
         // Read before the insert, so the history is exactly the messages before this one.
         const history = statements.recentMessages.all(existing.id, input.historyLimit).reverse().map(sqliteRows.messageFromRow);
         const conversation = sqliteRows.conversationFromRow(statements.countMessage.get({ id: existing.id, at: input.at, needs_attention: null })!);
-        const message = insertMessage(statements, {
-          id: input.messageId,
-          conversationId: conversation.id,
-          role: "user",
-          author: "end_user",
-          content: input.content,
-          agentName: null,
-          createdAt: input.at,
-          sources: [],
-          feedback: null,
-        });
+        const message = insertMessage(statements, newUserMessage({ id: input.messageId, conversationId: conversation.id, content: input.content, at: input.at }));
         // Runs inside the transaction: if the builder throws, the reservation, the conversation
         // and the message are rolled back with it.
         const events = input.events({ conversation: { ...conversation }, conversationCreated: !found, message: { ...message } });

@@ -1,7 +1,7 @@
 import { signal } from "@preact/signals";
 import { signOut } from "../session/session.js";
 import { authorization } from "./client.js";
-import { createSseParser } from "./sse-parser.js";
+import { createSseParser } from "@parley/sse-parser";
 import type { EventBody, ParleyEvent } from "./types.js";
 
 /** How the console hears about changes: the SSE stream, or polling while the stream fails. */

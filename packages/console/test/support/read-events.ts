@@ -1,4 +1,4 @@
-import { createSseParser } from "../../src/api/sse-parser.js";
+import { createSseParser } from "@parley/sse-parser";
 
 /** Reads the admin event stream from Node until an event passes `test`; returns its id. */
 export async function waitForEventId(url: string, key: string, test: (type: string, data: string) => boolean, started: () => Promise<unknown>): Promise<string> {

@@ -32,6 +32,19 @@ export const newConversation = (input: { id: string; chatbotId: string; sessionI
   updatedAt: input.at,
 });
 
+/** A visitor's message to a conversation, as chat stores it at `at`: no agent, no sources, no rating. */
+export const newUserMessage = (input: { id: string; conversationId: string; content: string; at: number }): Message => ({
+  id: input.id,
+  conversationId: input.conversationId,
+  role: "user",
+  author: "end_user",
+  content: input.content,
+  agentName: null,
+  createdAt: input.at,
+  sources: [],
+  feedback: null,
+});
+
 /** Why a conversation needs an agent (docs/design.md §16). */
 export type AttentionReason = "fallback" | "provider_failed";
 

@@ -20,40 +20,37 @@ export function conversationStarted(id: string, ownerId: string, conversation: C
   };
 }
 
+/**
+ * What every message event shares: its envelope but the id and type, and the four fields its
+ * data begins with (the rest, then `created_at`, follow in each event's own order).
+ */
+function messageEventParts(ownerId: string, conversation: Conversation, message: Message) {
+  return {
+    envelope: { userId: ownerId, chatbotId: conversation.chatbotId, createdAt: message.createdAt },
+    where: { message_id: message.id, conversation_id: conversation.id, chatbot_id: conversation.chatbotId, session_id: conversation.sessionId },
+  };
+}
+
 /** The `message.received` event of a stored user message. */
 export function messageReceived(id: string, ownerId: string, conversation: Conversation, message: Message): OutboxEvent {
+  const { envelope, where } = messageEventParts(ownerId, conversation, message);
   return {
     id,
     type: "message.received",
-    userId: ownerId,
-    chatbotId: conversation.chatbotId,
-    createdAt: message.createdAt,
-    data: {
-      message_id: message.id,
-      conversation_id: conversation.id,
-      chatbot_id: conversation.chatbotId,
-      session_id: conversation.sessionId,
-      role: "user",
-      content: message.content,
-      human_takeover: conversation.humanTakeover,
-      created_at: formatTimestamp(message.createdAt),
-    },
+    ...envelope,
+    data: { ...where, role: "user", content: message.content, human_takeover: conversation.humanTakeover, created_at: formatTimestamp(message.createdAt) },
   };
 }
 
 /** The `message.sent` event of a stored assistant message, the model's or an agent's. */
 export function messageSent(id: string, ownerId: string, conversation: Conversation, message: Message): OutboxEvent {
+  const { envelope, where } = messageEventParts(ownerId, conversation, message);
   return {
     id,
     type: "message.sent",
-    userId: ownerId,
-    chatbotId: conversation.chatbotId,
-    createdAt: message.createdAt,
+    ...envelope,
     data: {
-      message_id: message.id,
-      conversation_id: conversation.id,
-      chatbot_id: conversation.chatbotId,
-      session_id: conversation.sessionId,
+      ...where,
       role: "assistant",
       author: message.author === "agent" ? "agent" : "model",
       agent_name: message.agentName,

@@ -1,7 +1,7 @@
 import { readChatStateInParts, readKeyedChatStateInParts } from "../ports/chat-state.js";
 import type { Chatbot } from "../domain/chatbot.js";
 import { widgetSettingsFrom } from "../domain/widget.js";
-import { newConversation, type Conversation, type ConversationEvent, type ConversationSummary, type Message } from "../domain/conversation.js";
+import { newConversation, newUserMessage, type Conversation, type ConversationEvent, type ConversationSummary, type Message } from "../domain/conversation.js";
 import type { OutboxEvent } from "../domain/events.js";
 import type { ApiKey, Plan, User } from "../domain/user.js";
 import { conflict } from "../errors.js";
@@ -157,17 +157,7 @@ export function createMemoryStorage(): Storage {
         updatedAt: input.at,
       };
       conversation.messageCount += 1;
-      const message: Message = {
-        id: input.messageId,
-        conversationId: conversation.id,
-        role: "user",
-        author: "end_user",
-        content: input.content,
-        agentName: null,
-        createdAt: input.at,
-        sources: [],
-        feedback: null,
-      };
+      const message = newUserMessage({ id: input.messageId, conversationId: conversation.id, content: input.content, at: input.at });
       const earlier = messagesOf(conversation.id);
       const history = earlier.slice(Math.max(0, earlier.length - input.historyLimit));
       // Build the events before writing anything, so a throwing builder leaves no trace.

@@ -1,6 +1,6 @@
 // The frame's calls to the public routes (docs/design.md §14), on its own origin: no key, the
 // visitor token as `Authorization: Bearer`, never in a URL.
-import { createSseParser, type ServerSentEvent } from "./sse.js";
+import { createSseParser, type ServerSentEvent } from "@parley/sse-parser";
 
 export interface Source {
   document_id: string;

@@ -5,7 +5,7 @@
 import { createApi, readEvents, Refused, type Appearance, type Source, type WidgetMessage } from "./api.js";
 import { friendlyRefusal, TEXTS } from "./friendly.js";
 import { renderMarkdown } from "./markdown.js";
-import { createSseParser } from "./sse.js";
+import { createSseParser } from "@parley/sse-parser";
 import "./styles.css";
 
 interface Identity {

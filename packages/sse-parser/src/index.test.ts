@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSseParser } from "./sse.js";
+import { createSseParser } from "./index.js";
 
 describe("createSseParser", () => {
   it("parses events split at any point, skipping keep-alive comments", () => {
