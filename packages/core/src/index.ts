@@ -23,6 +23,7 @@ export { checkEmbedderSpace, hybridSearchInParts } from "./retrieval/hybrid-sear
 export { formatTimestamp, monthOf, startOfNextMonth, systemClock } from "./support/time.js";
 export { isUuid, randomIds } from "./support/ids.js";
 export { sha256Hex } from "./support/hash.js";
+export { redactUrl } from "./support/redact-url.js";
 export { createParley, DEFAULT_SETTINGS, type Parley, type ParleyOptions } from "./parley.js";
 export type { ParleySettings, RetrievalSettings } from "./settings.js";
 export type { Dependencies } from "./dependencies.js";

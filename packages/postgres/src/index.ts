@@ -1,4 +1,4 @@
-export { createPool, DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT_MS, openPostgres, redactDatabaseUrl, type PostgresConnectionOptions, type PostgresDatabase } from "./postgres-database.js";
+export { createPool, DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT_MS, openPostgres, type PostgresConnectionOptions, type PostgresDatabase } from "./postgres-database.js";
 export { PostgresSetupError } from "./postgres-setup-error.js";
 export { MIGRATIONS, migratePostgres, schemaVersion, type MigrateOptions, type MigrationTrack, type PostgresMigration } from "./migrations/migrate.js";
 export { moveToPgvector } from "./migrations/move-to-pgvector.js";

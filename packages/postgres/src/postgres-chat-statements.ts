@@ -3,6 +3,22 @@ import { API_KEY_COLUMNS, CHATBOT_COLUMNS, CONVERSATION_COLUMNS, MESSAGE_COLUMNS
 // The statements of a chat's two write steps, each doing in one round trip what used to take
 // several (docs/scaling.md, "Round trips of a chat"): still one transaction per step.
 
+/** `$from, $from+1, …` for `count` parameters. */
+const params = (from: number, count: number) => Array.from({ length: count }, (_, index) => `$${from + index}`).join(", ");
+
+/** Stores the message in parameters $from–$from+7 only when the CTE `guard` has a row. */
+const storeMessageIf = (from: number, guard: string) =>
+  `INSERT INTO messages (${MESSAGE_COLUMNS}) SELECT ${params(from, 8)} WHERE EXISTS (SELECT 1 FROM ${guard})`;
+
+/**
+ * Stores outbox events, in order, given as one array per column in parameters $from–$from+5;
+ * with a `guard`, only when that CTE has a row.
+ */
+const insertOutboxEvents = (from: number, guard?: string) => `INSERT INTO outbox_events (${OUTBOX_COLUMNS})
+      SELECT id, type, user_id, chatbot_id, data, created_at
+      FROM unnest($${from}::text[], $${from + 1}::text[], $${from + 2}::text[], $${from + 3}::text[], $${from + 4}::text[], $${from + 5}::bigint[]) WITH ORDINALITY AS e (id, type, user_id, chatbot_id, data, created_at, position)
+      ${guard === undefined ? "" : `WHERE EXISTS (SELECT 1 FROM ${guard}) `}ORDER BY position`;
+
 export const CHAT_SQL = {
   /** What a chat checks before it accepts a message, in one statement: each part a JSON row (or null). */
   readChatState: `SELECT
@@ -49,12 +65,9 @@ export const CHAT_SQL = {
     ), history AS (
       SELECT ${MESSAGE_READ_COLUMNS}, seq FROM messages WHERE conversation_id = $3 AND EXISTS (SELECT 1 FROM guarded) ORDER BY seq DESC LIMIT $11
     ), stored AS (
-      INSERT INTO messages (${MESSAGE_COLUMNS}) SELECT $12, $13, $14, $15, $16, $17, $18, $19 WHERE EXISTS (SELECT 1 FROM reserved)
+      ${storeMessageIf(12, "reserved")}
     ), events AS (
-      INSERT INTO outbox_events (${OUTBOX_COLUMNS})
-      SELECT id, type, user_id, chatbot_id, data, created_at
-      FROM unnest($20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::bigint[]) WITH ORDINALITY AS e (id, type, user_id, chatbot_id, data, created_at, position)
-      WHERE EXISTS (SELECT 1 FROM reserved) ORDER BY position
+      ${insertOutboxEvents(20, "reserved")}
     )
     SELECT ${CONVERSATION_COLUMNS}, EXISTS (SELECT 1 FROM guarded) AS applied, (SELECT used FROM reserved) AS used,
       (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]') FROM history h) AS history
@@ -79,12 +92,9 @@ export const CHAT_SQL = {
       ON CONFLICT (user_id, month) DO UPDATE SET used = usage.used + 1 WHERE usage.used < $3::bigint
       RETURNING used
     ), stored AS (
-      INSERT INTO messages (${MESSAGE_COLUMNS}) SELECT $4, $5, $6, $7, $8, $9, $10, $11 WHERE EXISTS (SELECT 1 FROM reserved)
+      ${storeMessageIf(4, "reserved")}
     ), events AS (
-      INSERT INTO outbox_events (${OUTBOX_COLUMNS})
-      SELECT id, type, user_id, chatbot_id, data, created_at
-      FROM unnest($12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::bigint[]) WITH ORDINALITY AS e (id, type, user_id, chatbot_id, data, created_at, position)
-      WHERE EXISTS (SELECT 1 FROM reserved) ORDER BY position
+      ${insertOutboxEvents(12, "reserved")}
     )
     SELECT used FROM reserved`,
   /**
@@ -110,22 +120,16 @@ export const CHAT_SQL = {
     ), guarded AS (
       SELECT 1 FROM current WHERE message_count = $10 AND human_takeover = $11 AND needs_attention = $12 AND attention_reason IS NOT DISTINCT FROM $13::text
     ), stored AS (
-      INSERT INTO messages (${MESSAGE_COLUMNS}) SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM guarded)
+      ${storeMessageIf(1, "guarded")}
     ), counted AS (
       UPDATE conversations SET message_count = message_count + 1, updated_at = $7,
         needs_attention = coalesce($9::boolean, needs_attention),
         attention_reason = CASE WHEN $9::boolean IS NULL THEN attention_reason WHEN $9::boolean THEN 'fallback' ELSE NULL END
       WHERE id = $2 AND EXISTS (SELECT 1 FROM guarded)
     ), events AS (
-      INSERT INTO outbox_events (${OUTBOX_COLUMNS})
-      SELECT id, type, user_id, chatbot_id, data, created_at
-      FROM unnest($14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::bigint[]) WITH ORDINALITY AS e (id, type, user_id, chatbot_id, data, created_at, position)
-      WHERE EXISTS (SELECT 1 FROM guarded) ORDER BY position
+      ${insertOutboxEvents(14, "guarded")}
     )
     SELECT ${CONVERSATION_COLUMNS}, EXISTS (SELECT 1 FROM guarded) AS applied FROM current`,
   /** Outbox events, in order, in one statement. */
-  insertEvents: `INSERT INTO outbox_events (${OUTBOX_COLUMNS})
-    SELECT id, type, user_id, chatbot_id, data, created_at
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[]) WITH ORDINALITY AS e (id, type, user_id, chatbot_id, data, created_at, position)
-    ORDER BY position`,
+  insertEvents: insertOutboxEvents(1),
 } as const;

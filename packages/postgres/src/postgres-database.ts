@@ -1,4 +1,5 @@
 import pg from "pg";
+import { redactUrl } from "@parley/core";
 import { migratePostgres, type MigrationTrack } from "./migrations/migrate.js";
 import { PostgresSetupError } from "./postgres-setup-error.js";
 import { toUnavailable } from "./postgres-unavailable.js";
@@ -29,7 +30,6 @@ export interface PostgresDatabase {
   close(): Promise<void>;
 }
 
-
 // int8 (bigint) columns hold microsecond times and counts, all below 2^53: read them as numbers.
 const INT8_OID = 20;
 const parseInt8 = (text: string) => {
@@ -41,17 +41,6 @@ const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
     oid === INT8_OID && format !== "binary" ? parseInt8 : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
 };
-
-/** A URL with its password replaced, for messages. */
-export function redactDatabaseUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(an unparseable URL)";
-  }
-}
 
 /**
  * A pool on `url` that reads bigints as numbers and sets a statement timeout (and, for tests,
@@ -102,7 +91,7 @@ export async function openPostgres(options: PostgresConnectionOptions): Promise<
     try {
       await pool.query("SELECT 1");
     } catch (error) {
-      const where = "url" in options ? redactDatabaseUrl(options.url) : "the given pool";
+      const where = "url" in options ? redactUrl(options.url) : "the given pool";
       const reason = (error as Error).cause instanceof Error ? ((error as Error).cause as Error) : (error as Error);
       throw new PostgresSetupError(`Cannot connect to PostgreSQL at ${where}: ${reason.message}`, { cause: error });
     }

@@ -1,4 +1,5 @@
 import { createClient } from "redis";
+import { redactUrl } from "@parley/core";
 
 /** How long one command may wait for Redis before the request is refused (or let through). */
 export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 2_000;
@@ -56,13 +57,3 @@ async function connectOnce(client: RedisClient): Promise<void> {
   });
 }
 
-/** A URL with its password replaced, for error messages. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(an unparseable URL)";
-  }
-}

@@ -1,6 +1,6 @@
 import type { Database } from "better-sqlite3";
 import type { AgentStorage, ConversationEvent } from "@parley/core";
-import type { PreparedStatement } from "./sqlite-storage-statements.js";
+import { typedPrepare } from "./sqlite-storage-statements.js";
 
 interface ConversationEventRow {
   conversation_id: string;
@@ -22,8 +22,7 @@ export const unreadMessagesOf = (conversation: string) => `FROM messages um WHER
  * IMMEDIATE transaction). `recordTakeover` is for the takeover step's own transaction.
  */
 export function createSqliteAgentStorage(database: Database, write: <Result>(step: () => Result) => Result) {
-  const prepare = <Parameters extends unknown[] | object = unknown[], Row = unknown>(sql: string) =>
-    database.prepare(sql) as unknown as PreparedStatement<Parameters, Row>;
+  const prepare = typedPrepare(database);
   const statements = {
     seqOfMessage: prepare<[string, string], { seq: number }>("SELECT seq FROM messages WHERE id = ? AND conversation_id = ?"),
     // max(): read state only moves forward, whichever of two tabs reports last.

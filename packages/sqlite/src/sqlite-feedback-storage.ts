@@ -2,15 +2,14 @@ import type { Database } from "better-sqlite3";
 import type { Storage } from "@parley/core";
 import { CONVERSATION_COLUMNS, MESSAGE_READ_COLUMNS, type ConversationRow, type MessageRow } from "@parley/core/storage-rows";
 import { sqliteRows } from "./sqlite-storage-rows.js";
-import { insertOutboxEvents, type PreparedStatement, type StorageStatements } from "./sqlite-storage-statements.js";
+import { insertOutboxEvents, typedPrepare, type StorageStatements } from "./sqlite-storage-statements.js";
 
 /**
  * Ratings of model replies on SQLite (docs/design.md §14): stored on the message, with the
  * `message.rated` event in the same IMMEDIATE transaction (`write`).
  */
 export function createSqliteFeedbackStorage(database: Database, storageStatements: StorageStatements, write: <Result>(step: () => Result) => Result): Pick<Storage, "rateMessage" | "countFeedback"> {
-  const prepare = <Parameters extends unknown[] | object = unknown[], Row = unknown>(sql: string) =>
-    database.prepare(sql) as unknown as PreparedStatement<Parameters, Row>;
+  const prepare = typedPrepare(database);
   const statements = {
     conversation: prepare<[string, string], ConversationRow>(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE chatbot_id = ? AND session_id = ?`),
     // Only a model reply of that conversation may be rated.

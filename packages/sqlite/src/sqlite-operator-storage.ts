@@ -3,7 +3,7 @@ import type { OperatorStorage } from "@parley/core";
 import { CONVERSATION_COLUMNS, INGESTION_COLUMNS, MESSAGE_READ_COLUMNS, OUTBOX_COLUMNS, ingestionFromRow, outboxEventFromRow, type ConversationSummaryRow, type IngestionRow, type MessageRow, type OutboxEventRow } from "@parley/core/storage-rows";
 import { sqliteRows } from "./sqlite-storage-rows.js";
 import { unreadMessagesOf } from "./sqlite-agent-storage.js";
-import type { PreparedStatement } from "./sqlite-storage-statements.js";
+import { typedPrepare } from "./sqlite-storage-statements.js";
 
 
 // The latest message of a conversation, read through messages_by_conversation (one probe).
@@ -16,8 +16,7 @@ const STATUS_FILTERS = { bot: "AND c.human_takeover = 0", human: "AND c.human_ta
 
 /** Conversation lists, the outbox as a feed, usage and ingestions on SQLite; writes run through `write` (one IMMEDIATE transaction). */
 export function createSqliteOperatorStorage(database: Database, write: <Result>(step: () => Result) => Result): OperatorStorage {
-  const prepare = <Parameters extends unknown[] | object = unknown[], Row = unknown>(sql: string) =>
-    database.prepare(sql) as unknown as PreparedStatement<Parameters, Row>;
+  const prepare = typedPrepare(database);
   const getSummary = prepare<[string], ConversationSummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM ${SUMMARY_FROM} WHERE c.id = ?`);
   const listSummaries = new Map(
     (["", ...Object.keys(STATUS_FILTERS)] as ("" | keyof typeof STATUS_FILTERS)[]).flatMap((status) =>

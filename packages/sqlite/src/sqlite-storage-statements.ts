@@ -17,13 +17,21 @@ export interface PreparedStatement<Parameters, Row> {
   readonly source: string;
 }
 
+/**
+ * `prepare` on `database`, typed: the statement's parameters and row as the caller declares them
+ * (the driver's own statement type cannot be named here).
+ */
+export const typedPrepare =
+  (database: Database) =>
+  <Parameters extends unknown[] | object = unknown[], Row = unknown>(sql: string) =>
+    database.prepare(sql) as unknown as PreparedStatement<Parameters, Row>;
+
 /** Every statement of the storage adapter, prepared once per adapter. */
 export type StorageStatements = ReturnType<typeof prepareStorageStatements>;
 
 /** Prepares the storage adapter's statements on a migrated database. */
 export function prepareStorageStatements(database: Database) {
-  const prepare = <Parameters extends unknown[] | object = unknown[], Row = unknown>(sql: string) =>
-    database.prepare(sql) as unknown as PreparedStatement<Parameters, Row>;
+  const prepare = typedPrepare(database);
   return {
     upsertPlan: prepare<PlanRow>(
       `INSERT INTO plans (name, monthly_messages) VALUES (@name, @monthly_messages)

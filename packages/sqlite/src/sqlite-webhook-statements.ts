@@ -1,6 +1,6 @@
 import type { Database } from "better-sqlite3";
 import { DELIVERY_COLUMNS, OUTBOX_COLUMNS, SUBSCRIPTION_COLUMNS, type OutboxEventRow, type WebhookDeliveryRow, type WebhookSubscriptionRow } from "@parley/core/storage-rows";
-import type { PreparedStatement } from "./sqlite-storage-statements.js";
+import { typedPrepare } from "./sqlite-storage-statements.js";
 
 // The statements of webhook subscriptions and deliveries (migration 003); their rows map through
 // the codec both SQL adapters share (@parley/core/storage-rows).
@@ -21,8 +21,7 @@ export type WebhookStatements = ReturnType<typeof prepareWebhookStatements>;
 
 /** Prepares the webhook statements on a migrated database. */
 export function prepareWebhookStatements(database: Database) {
-  const prepare = <Parameters extends unknown[] | object = unknown[], Row = unknown>(sql: string) =>
-    database.prepare(sql) as unknown as PreparedStatement<Parameters, Row>;
+  const prepare = typedPrepare(database);
   return {
     insertSubscription: prepare<WebhookSubscriptionRow>(
       `INSERT INTO webhook_subscriptions (${SUBSCRIPTION_COLUMNS})

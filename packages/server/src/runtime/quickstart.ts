@@ -1,4 +1,4 @@
-import type { DocumentInput, Provider } from "@parley/core";
+import { redactUrl, type DocumentInput, type Provider } from "@parley/core";
 import { createKnowledgeSources } from "@parley/knowledge";
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
@@ -6,7 +6,6 @@ import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ServerConfig } from "./config.js";
 import type { ParleyRuntime } from "./open-parley.js";
-import { redactDatabaseUrl } from "@parley/postgres";
 
 /** The demo's provider and model: the first provider the environment makes available. */
 export function demoProvider(config: ServerConfig): { provider: Provider; model: string } {
@@ -93,7 +92,7 @@ async function readQuickstartDocuments(folder: string): Promise<DocumentInput[]>
 
 /** The start-up banner: where the server listens, the demo's key and curl commands, and what the provider needs. */
 export function banner(url: string, config: ServerConfig, seed: DemoSeed | null, ollamaReachable: boolean | undefined): string {
-  const database = config.databaseUrl === undefined ? config.databasePath : `PostgreSQL at ${redactDatabaseUrl(config.databaseUrl)}`;
+  const database = config.databaseUrl === undefined ? config.databasePath : `PostgreSQL at ${redactUrl(config.databaseUrl)}`;
   const lines = [`Parley is listening on ${url} (database ${database}).`];
   if (seed) {
     lines.push(
