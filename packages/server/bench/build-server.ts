@@ -10,26 +10,36 @@ import { build } from "tsup";
 
 const REPOSITORY = fileURLToPath(new URL("../../../", import.meta.url));
 
-/** Builds `parley` (the CLI) and the stub-core server into a folder of their own under `.parley-bench/`; returns their paths. */
-export async function buildServer(): Promise<{ cli: string; stubCore: string; folder: string }> {
-  const folder = join(REPOSITORY, ".parley-bench", `http-bench-${process.pid}-${randomUUID()}`);
+/**
+ * Bundles `entries` (name → TypeScript source) from the current sources into a folder of their
+ * own under `.parley-bench/` (test files may run in threads of one process: the pid alone would
+ * not keep their folders apart), as the package build compiles them. Native modules stay outside
+ * the bundle, and so do busboy, pg and redis: CommonJS modules whose require() of Node's builtins
+ * an ESM bundle cannot serve. Documents are read in child processes whose entry the bundle loads
+ * from beside itself, so it is always bundled too. Returns the folder.
+ */
+export async function bundleFromSources(label: string, entries: Record<string, string>): Promise<string> {
+  const folder = join(REPOSITORY, ".parley-bench", `${label}-${process.pid}-${randomUUID()}`);
   await build({
-    entry: {
-      cli: fileURLToPath(new URL("./serve-from-source.ts", import.meta.url)),
-      "stub-core-server": fileURLToPath(new URL("./stub-core-server.ts", import.meta.url)),
-      // Documents are parsed in worker threads whose entry the bundle loads from beside itself.
-      "read-document-worker": fileURLToPath(new URL("../../knowledge/src/read-document-worker.ts", import.meta.url)),
-    },
+    entry: { ...entries, "read-document-worker": fileURLToPath(new URL("../../knowledge/src/read-document-worker.ts", import.meta.url)) },
     outDir: folder,
     format: ["esm"],
     platform: "node",
     target: "node20",
     silent: true,
-    // As the crash test's build: native modules and the CommonJS modules that require() Node's builtins stay outside.
     external: ["better-sqlite3", "sqlite-vec", "busboy", "pg", "redis"],
     esbuildOptions(options) {
       options.conditions = ["source"];
     },
+  });
+  return folder;
+}
+
+/** Builds `parley` (the CLI) and the stub-core server; returns their paths. */
+export async function buildServer(): Promise<{ cli: string; stubCore: string; folder: string }> {
+  const folder = await bundleFromSources("http-bench", {
+    cli: fileURLToPath(new URL("./serve-from-source.ts", import.meta.url)),
+    "stub-core-server": fileURLToPath(new URL("./stub-core-server.ts", import.meta.url)),
   });
   return { cli: join(folder, "cli.js"), stubCore: join(folder, "stub-core-server.js"), folder };
 }

@@ -2,37 +2,19 @@
 // the CLI run as child processes built once into plain JavaScript (starting them through tsx
 // would cost a second or more per restart), on real SQLite in a temporary folder.
 import { spawn, type ChildProcess } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "tsup";
+import { bundleFromSources } from "../../bench/build-server.js";
 
 const REPOSITORY = fileURLToPath(new URL("../../../../", import.meta.url));
 
 /** Builds the crash server and the CLI into a folder of their own under `.parley-bench/`; returns their paths. */
 export async function buildChildren(): Promise<{ server: string; cli: string; folder: string }> {
-  // Test files may run in threads of one process: the pid alone would not keep them apart.
-  const folder = join(REPOSITORY, ".parley-bench", `crash-${process.pid}-${randomUUID()}`);
-  await build({
-    entry: {
-      server: fileURLToPath(new URL("./crash-server.ts", import.meta.url)),
-      cli: fileURLToPath(new URL("../run-cli.ts", import.meta.url)),
-      // Documents are parsed in worker threads whose entry the bundle loads from beside itself.
-      "read-document-worker": fileURLToPath(new URL("../../../knowledge/src/read-document-worker.ts", import.meta.url)),
-    },
-    outDir: folder,
-    format: ["esm"],
-    platform: "node",
-    target: "node20",
-    silent: true,
-    // Native modules stay outside the bundle, and so do busboy, pg and redis: CommonJS modules whose
-    // require() of Node's builtins an ESM bundle cannot serve; everything else is in it.
-    external: ["better-sqlite3", "sqlite-vec", "busboy", "pg", "redis"],
-    esbuildOptions(options) {
-      options.conditions = ["source"];
-    },
+  const folder = await bundleFromSources("crash", {
+    server: fileURLToPath(new URL("./crash-server.ts", import.meta.url)),
+    cli: fileURLToPath(new URL("../run-cli.ts", import.meta.url)),
   });
   return { server: join(folder, "server.js"), cli: join(folder, "cli.js"), folder };
 }
