@@ -9,7 +9,7 @@ const packages = ["core", "sqlite", "postgres", "redis", "providers", "knowledge
 // this 2-core machine, more under load), so they get a longer budget than unit tests.
 // The console's browser tests drive Chromium against a served child process likewise; the
 // PostgreSQL and Redis suites talk to database servers; the knowledge suite parses PDF and DOCX
-// files in worker threads (each a few seconds of CPU on a loaded machine).
+// files in reader child processes (each a few seconds of CPU on a loaded machine).
 const timeouts: Record<string, number> = { server: 60_000, console: 60_000, widget: 60_000, postgres: 30_000, redis: 15_000, knowledge: 30_000 };
 
 export default defineConfig({
