@@ -5,7 +5,9 @@
 //
 // 1. Server overhead to the first delta: `POST /v1/widget/{id}/messages` with
 //    `Accept: text/event-stream`, one at a time; for each, (client: request sent → first
-//    `event: delta` read) minus (fake: request read → first token written), the median and p90.
+//    `event: delta` read) minus (fake: request read → first token written), the median and p90;
+//    and its return half alone, fake's first token given → client's first delta read (issue 27's
+//    figure; the fake and the client share this process's clock).
 // 2. Throughput: JSON widget messages vs the spec's `POST /v1/chatbots/{id}/chat`, the same
 //    fake, the same chatbot, autocannon with the same connections, one after the other.
 // Options: --samples N (200), --duration S (10), --connections N (10), --tsx (the server from the
@@ -48,8 +50,8 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))]!;
 };
 
-/** One streamed widget message: ms from sending it to reading its first delta. */
-function firstDelta(url: string, path: string, token: string, message: string): Promise<number> {
+/** One streamed widget message: ms from sending it to reading its first delta, and the moment (performance.now()) that delta was read. */
+function firstDelta(url: string, path: string, token: string, message: string): Promise<{ total: number; seenAt: number }> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({ message });
     const started = performance.now();
@@ -65,7 +67,8 @@ function firstDelta(url: string, path: string, token: string, message: string): 
           text += chunk;
           if (!seen && text.includes("event: delta\n")) {
             seen = true;
-            resolve(performance.now() - started);
+            const seenAt = performance.now();
+            resolve({ total: seenAt - started, seenAt });
           }
         });
         response.on("end", () => (seen ? undefined : reject(new Error(`no delta: ${text.slice(0, 300)}`))));
@@ -83,10 +86,15 @@ async function main() {
   // The fake's own time to first token, per request: read → first token written.
   let arrivedAt = 0;
   let ownTtft = 0;
+  // When the fake gave its first token (for the provider's first token → the visitor's first delta).
+  let firstTokenAt = 0;
   const fake = await startFakeOpenAI();
   fake.chat.respondWith(() => {
     arrivedAt = performance.now();
-    const first = Promise.resolve().then(() => void (ownTtft = performance.now() - arrivedAt));
+    const first = Promise.resolve().then(() => {
+      firstTokenAt = performance.now();
+      ownTtft = firstTokenAt - arrivedAt;
+    });
     return streamWith([first, "The kettle", " comes with", " a 2-year", " warranty."]);
   });
   try {
@@ -147,11 +155,13 @@ async function main() {
     const path = `/v1/widget/${chatbot.id}/messages`;
     const overheads: number[] = [];
     const totals: number[] = [];
+    const tokenToDelta: number[] = [];
     for (let index = 0; index < SAMPLES + 20; index += 1) {
-      const total = await firstDelta(url, path, tokens[0]!, `How long is the warranty? (${index})`);
+      const { total, seenAt } = await firstDelta(url, path, tokens[0]!, `How long is the warranty? (${index})`);
       if (index < 20) continue;
       totals.push(total);
       overheads.push(total - ownTtft);
+      tokenToDelta.push(seenAt - firstTokenAt);
     }
     say();
     say(`1. Request → first SSE delta, ${SAMPLES} sequential streamed widget messages (one conversation, history growing to 10 turns):`);
@@ -159,6 +169,8 @@ async function main() {
     const median = percentile(overheads, 0.5);
     say(`   the core alone in one process (chatStream, no HTTP): median ${percentile(coreOverheads, 0.5).toFixed(2)} ms, p90 ${percentile(coreOverheads, 0.9).toFixed(2)} ms after the fake's own time`);
     say(`   server overhead (minus the fake's own time to first token): median ${median.toFixed(2)} ms, p90 ${percentile(overheads, 0.9).toFixed(2)} ms — target < ${TARGET_OVERHEAD_MS} ms: ${median < TARGET_OVERHEAD_MS ? "met" : "NOT met"}`);
+    const relay = percentile(tokenToDelta, 0.5);
+    say(`   the provider's first token → the visitor's first delta (the return half alone): median ${relay.toFixed(2)} ms, p90 ${percentile(tokenToDelta, 0.9).toFixed(2)} ms — target ≤ ${TARGET_OVERHEAD_MS} ms: ${relay <= TARGET_OVERHEAD_MS ? "met" : "NOT met"}`);
 
     // 2. Throughput, JSON answers: the widget route, then the spec's chat route.
     const run = async (label: string, requests: (connection: number) => Request[]) => {
