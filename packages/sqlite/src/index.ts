@@ -3,3 +3,4 @@ export { createSqliteStorage, type SqliteStorageOptions } from "./sqlite-storage
 export { createSqliteSearchIndex, type SqliteSearchIndex, type SqliteSearchIndexOptions } from "./sqlite-search-index.js";
 export type { DatabaseFileMode, DatabaseFileModes } from "./database-file-modes.js";
 export { createSqliteUploadStore } from "./sqlite-upload-store.js";
+export { startWalCheckpointer, type CheckpointResult, type WalCheckpointer, type WalCheckpointerOptions } from "./wal-checkpointer.js";

@@ -16,7 +16,7 @@ import {
 } from "@parley/core";
 import { createKnowledgeSources } from "@parley/knowledge";
 import { createChatModels, createRemoteEmbedder } from "@parley/providers";
-import { createSqliteSearchIndex, createSqliteStorage, createSqliteUploadStore, openDatabase, schemaVersion, type DatabaseFileModes, type SqliteSearchIndex } from "@parley/sqlite";
+import { createSqliteSearchIndex, createSqliteStorage, createSqliteUploadStore, openDatabase, schemaVersion, startWalCheckpointer, type WalCheckpointer, type DatabaseFileModes, type SqliteSearchIndex } from "@parley/sqlite";
 import type { Database } from "better-sqlite3";
 import { consoleLog, type LogSink } from "../http/log-lines.js";
 import type { Uploads } from "../http/endpoint.js";
@@ -58,6 +58,12 @@ export interface ParleyRuntime {
   moveToPgvector?(): Promise<{ moved: number } | null>;
   /** Configured secrets (provider API keys), for redaction from logs. */
   secrets: string[];
+  /**
+   * For a server: moves the database's routine maintenance off the event loop (SQLite's WAL
+   * checkpoints to a worker thread); returns what stops it, before `close`. Absent where the
+   * database server does it (PostgreSQL).
+   */
+  startMaintenance?(log: LogSink): () => Promise<void>;
   close(): void | Promise<void>;
 }
 
@@ -122,6 +128,9 @@ export function wireParley(
   return { parley, embedder, webhookSecrets, dispatcher, ingestions, uploads, secrets, maxStreamsPerKey: config.maxStreamsPerKey, trustProxy: config.trustProxy };
 }
 
+/** How long after the server's start its checkpoints move to a worker thread. */
+const CHECKPOINTER_DELAY_MS = 1000;
+
 /**
  * Opens (creating and migrating) the SQLite database and wires the core to the SQLite storage
  * and search index. `openRuntime` picks PostgreSQL and Redis instead when configured. `log`
@@ -150,6 +159,21 @@ export function openParley(config: ServerConfig, options: { rateLimiter?: RateLi
     warmUp: (warmUpOptions) => searchIndex.warmUp(warmUpOptions),
     userCount: async () => (database.prepare("SELECT count(*) AS users FROM users").get() as { users: number }).users,
     schemaVersions: async () => ({ sqlite: schemaVersion(database) }),
+    startMaintenance(maintenanceLog) {
+      // A second after the start, so that a fresh process answers its first requests without
+      // sharing the machine with a new thread's start-up; until then SQLite checkpoints as usual.
+      let checkpointer: WalCheckpointer | undefined;
+      const starting = setTimeout(() => {
+        checkpointer = startWalCheckpointer(database, {
+          onError: (error) => maintenanceLog({ level: "error", event: "checkpointer_failed", error: error.message.split("\n")[0], detail: "Checkpoints are back on the server's own connection." }),
+        });
+      }, CHECKPOINTER_DELAY_MS);
+      starting.unref();
+      return async () => {
+        clearTimeout(starting);
+        await checkpointer?.stop();
+      };
+    },
     close: () => database.close(),
   };
 }

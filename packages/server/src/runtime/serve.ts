@@ -76,6 +76,8 @@ export async function startServer(options: {
     ({ chatbots, words }) => log({ event: "search_warmed_up", chatbots, words }),
     (error: unknown) => log({ level: "error", event: "search_warm_up_failed", error: error instanceof Error ? error.message.split("\n")[0] : String(error) }),
   );
+  // SQLite's checkpoints (a copy and two fsyncs every ~1,000 pages) leave the event loop.
+  const stopMaintenance = options.runtime.startMaintenance?.(log);
   const address = server.address() as AddressInfo;
   if (!isLoopback(address.address)) {
     log({
@@ -111,6 +113,7 @@ export async function startServer(options: {
       void Promise.all([replies, options.runtime.dispatcher.stop(), options.runtime.ingestions.stop()]).then(async () => {
         clearInterval(sweep);
         clearTimeout(deadline);
+        await stopMaintenance?.();
         await options.runtime.close();
         resolve();
       });

@@ -1,0 +1,104 @@
+import type { Database } from "better-sqlite3";
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+
+/** SQLite's own default: a committing connection checkpoints once the WAL holds this many pages. */
+const AUTOCHECKPOINT_PAGES = 1000;
+
+/** What one checkpoint found: the WAL's frames, and how many of them are now in the database file. */
+export interface CheckpointResult {
+  frames: number;
+  backfilled: number;
+}
+
+export interface WalCheckpointer {
+  /** Checkpoints now (PASSIVE) on the worker's connection. */
+  checkpointNow(): Promise<CheckpointResult>;
+  /** Ends the worker and gives checkpoints back to the database's own connection. */
+  stop(): Promise<void>;
+}
+
+export interface WalCheckpointerOptions {
+  /** Milliseconds between checkpoints (250: about as often as SQLite's 1,000 pages under a busy chat load). */
+  intervalMs?: number;
+  /** Told when the worker fails; checkpoints then go back to `database` itself. */
+  onError?: (error: Error) => void;
+}
+
+// The worker: its own connection to the file, a PASSIVE checkpoint (never waits for, nor blocks,
+// a writer or a reader) every interval and on request. Evaluated from this string, so a bundled
+// server needs no separate file for it.
+const WORKER = `
+const { parentPort, workerData } = require("node:worker_threads");
+// SQLite's errors cross to the parent as a bare { code }: pass their message on as a plain Error.
+const failed = (error) => new Error(error && error.message ? error.message : String(error));
+const Database = require(workerData.driver);
+let database;
+try {
+  database = new Database(workerData.path, { fileMustExist: true });
+} catch (error) {
+  throw failed(error);
+}
+const checkpoint = () => {
+  try {
+    const [row] = database.pragma("wal_checkpoint(PASSIVE)");
+    return { frames: row.log, backfilled: row.checkpointed };
+  } catch (error) {
+    throw failed(error);
+  }
+};
+const timer = setInterval(checkpoint, workerData.intervalMs);
+parentPort.on("message", (message) => {
+  if (message === "checkpoint") parentPort.postMessage(checkpoint());
+  if (message === "stop") {
+    clearInterval(timer);
+    database.close();
+    parentPort.close();
+  }
+});
+`;
+
+/**
+ * Moves the WAL's checkpoints off the event loop. By default SQLite checkpoints on the connection
+ * that commits: every ~1,000 pages one commit also copies them into the database file and waits
+ * for two `fsync`s, which stalls every request of the server for that long (3–17 ms for 4 MB on
+ * a virtual disk). Here `database` stops checkpointing (`wal_autocheckpoint = 0`) and a worker
+ * thread does it on a connection of its own (docs/operations.md, "The database"). Durability is unchanged: a commit is in the WAL before it returns, whoever checkpoints.
+ * Stopping, or a worker that fails, gives the checkpoints back to `database`.
+ */
+export function startWalCheckpointer(database: Database, options: WalCheckpointerOptions = {}): WalCheckpointer {
+  const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+  const worker = new Worker(WORKER, { eval: true, workerData: { path: database.name, driver, intervalMs: options.intervalMs ?? 250 } });
+  worker.unref();
+  database.pragma("wal_autocheckpoint = 0");
+  let running = true;
+  const waiting: { resolve: (result: CheckpointResult) => void; reject: (error: Error) => void }[] = [];
+  const giveBack = (error: Error) => {
+    if (!running) return;
+    running = false;
+    if (database.open) database.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+    for (const request of waiting.splice(0)) request.reject(error);
+  };
+  worker.on("message", (result: CheckpointResult) => waiting.shift()?.resolve(result));
+  worker.on("error", (error) => {
+    giveBack(error);
+    options.onError?.(error);
+  });
+  worker.on("exit", () => giveBack(new Error("The checkpointer has stopped.")));
+  return {
+    checkpointNow: () =>
+      new Promise((resolve, reject) => {
+        if (!running) return reject(new Error("The checkpointer has stopped."));
+        waiting.push({ resolve, reject });
+        worker.postMessage("checkpoint");
+      }),
+    async stop() {
+      if (!running) return;
+      const exited = new Promise((resolve) => worker.once("exit", resolve));
+      // Held by the process until it has closed its connection (unreferenced, it would not be waited for).
+      worker.ref();
+      worker.postMessage("stop");
+      await exited;
+    },
+  };
+}
