@@ -18,9 +18,18 @@ export async function* streamWithRetries<T>(open: (signal: AbortSignal) => Async
   const { provider, timeoutMs } = options;
   const startedAt = performance.now();
   const deadline = new AbortController();
-  const finished = new AbortController();
-  const signal = AbortSignal.any([deadline.signal, finished.signal, ...(options.signal ? [options.signal] : [])]);
-  const expire = (message: string) => () => deadline.abort(new DeadlineExceededError(message));
+  // One signal for the upstream request, aborted by the deadline, the caller's signal or an early
+  // stop. Linked by listeners rather than `AbortSignal.any`, which costs ~50 µs of CPU a call on
+  // Node 20 (weak references, a finalization registry), on the way to the first token.
+  const combined = new AbortController();
+  const signal = combined.signal;
+  const expire = (message: string) => () => {
+    deadline.abort(new DeadlineExceededError(message));
+    combined.abort(deadline.signal.reason);
+  };
+  const callerAborted = () => combined.abort(options.signal!.reason);
+  if (options.signal?.aborted) callerAborted();
+  else options.signal?.addEventListener("abort", callerAborted, { once: true });
   let gapTimer = setTimeout(expire(`The ${provider} provider did not answer within ${timeoutMs} ms.`), timeoutMs);
   const wholeTimer = setTimeout(
     expire(`The ${provider} provider did not finish its reply within ${STREAM_DURATION_FACTOR * timeoutMs} ms.`),
@@ -69,8 +78,10 @@ export async function* streamWithRetries<T>(open: (signal: AbortSignal) => Async
   } finally {
     clearTimeout(gapTimer);
     clearTimeout(wholeTimer);
-    // A reader that stopped early, or a failure: release the upstream connection.
-    finished.abort();
+    options.signal?.removeEventListener("abort", callerAborted);
+    // A reader that stopped early, or a failure: release the upstream connection. (A stream read to
+    // its end has released it already; aborting then would only build an error nobody reads.)
+    if (iterator !== undefined && !signal.aborted) combined.abort();
     await iterator?.return?.().catch(() => undefined);
   }
 }

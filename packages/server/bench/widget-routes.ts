@@ -4,18 +4,23 @@
 // each request reached it and when it wrote its first token.
 //
 // 1. Server overhead to the first delta: `POST /v1/widget/{id}/messages` with
-//    `Accept: text/event-stream`, one at a time; for each, (client: request sent → first
-//    `event: delta` read) minus (fake: request read → first token written), the median and p90;
-//    and its return half alone, fake's first token given → client's first delta read (issue 27's
-//    figure; the fake and the client share this process's clock).
+//    `Accept: text/event-stream`, one at a time (each waits for the previous stream's end: a
+//    visitor's next message finds the server idle); for each, (client: request sent → first
+//    `event: delta` read) minus (fake: request read → first token written), the median and p90,
+//    with the load average before and after; and its return half alone, fake's first token given →
+//    client's first delta read (issue 27's figure; the fake and the client share this process's
+//    clock). Two kinds, alternated: a new TCP connection per message (a visitor's first message,
+//    or one after the page's idle connection closed: the server keeps one 5 s) and one kept-alive
+//    connection (a browser's next messages on its open connection).
 // 2. Throughput: JSON widget messages vs the spec's `POST /v1/chatbots/{id}/chat`, the same
 //    fake, the same chatbot, autocannon with the same connections, one after the other.
-// Options: --samples N (200), --duration S (10), --connections N (10), --tsx (the server from the
-// TypeScript sources through tsx; by default it is bundled from the current sources by tsup, as
-// users run it and as `npm run bench:http` measures it: build-server.ts).
+// Options: --samples N (200 of each kind), --duration S (10), --connections N (10), --tsx (the
+// server from the TypeScript sources through tsx; by default it is bundled from the current
+// sources by tsup, as users run it and as `npm run bench:http` measures it: build-server.ts),
+// --profile DIR (the server under --cpu-prof), --no-throughput (part 1 only).
 import autocannon, { type Request } from "autocannon";
 import { mkdtempSync, rmSync } from "node:fs";
-import { request as httpRequest } from "node:http";
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,6 +38,8 @@ const { values: flags } = parseArgs({
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "10" },
     tsx: { type: "boolean", default: false },
+    profile: { type: "string" },
+    "no-throughput": { type: "boolean", default: false },
   },
 });
 const SAMPLES = Number(flags.samples);
@@ -51,27 +58,26 @@ const percentile = (values: number[], p: number) => {
 };
 
 /** One streamed widget message: ms from sending it to reading its first delta, and the moment (performance.now()) that delta was read. */
-function firstDelta(url: string, path: string, token: string, message: string): Promise<{ total: number; seenAt: number }> {
+function firstDelta(url: string, path: string, token: string, message: string, agent: HttpAgent | false): Promise<{ total: number; seenAt: number }> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({ message });
     const started = performance.now();
     const outgoing = httpRequest(
       `${url}${path}`,
-      { method: "POST", agent: false, headers: { authorization: `Bearer ${token}`, accept: "text/event-stream", "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      { method: "POST", agent, headers: { authorization: `Bearer ${token}`, accept: "text/event-stream", "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
       (response) => {
         if (response.statusCode !== 200) reject(new Error(`status ${String(response.statusCode)}`));
         response.setEncoding("utf8");
         let text = "";
-        let seen = false;
+        let seenAt: number | undefined;
         response.on("data", (chunk: string) => {
           text += chunk;
-          if (!seen && text.includes("event: delta\n")) {
-            seen = true;
-            const seenAt = performance.now();
-            resolve({ total: seenAt - started, seenAt });
+          if (seenAt === undefined && text.includes("event: delta\n")) {
+            seenAt = performance.now();
           }
         });
-        response.on("end", () => (seen ? undefined : reject(new Error(`no delta: ${text.slice(0, 300)}`))));
+        // Settled at the stream's end (the reply stored and sent), so the next message finds the server idle, as a visitor's would.
+        response.on("end", () => (seenAt === undefined ? reject(new Error(`no delta: ${text.slice(0, 300)}`)) : resolve({ total: seenAt - started, seenAt })));
       },
     );
     outgoing.on("error", reject);
@@ -136,7 +142,7 @@ async function main() {
     const bundle = flags.tsx ? undefined : await buildServer();
     if (bundle !== undefined) bundles.push(bundle.folder);
     const server = await startChild({
-      nodeArgs: bundle === undefined ? TSX : [],
+      nodeArgs: [...(bundle === undefined ? TSX : []), ...(flags.profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${flags.profile}`])],
       script: bundle?.cli ?? join(BENCH, "serve-from-source.ts"),
       args: ["serve", "--port", "0", "--host", "127.0.0.1"],
       env,
@@ -151,26 +157,37 @@ async function main() {
     say(`Load average (1 min) at the start: ${loadavg()[0]!.toFixed(1)}.`);
     say(`Server: parley serve ${bundle === undefined ? "from source (tsx)" : "bundled from the current sources by tsup (as the package build)"}, pid ${String(pid)}; fake OpenAI streaming in the benchmark's process.`);
 
-    // 1. Overhead to the first delta, one request at a time (20 warm-up requests first).
+    // 1. Overhead to the first delta, one request at a time (20 warm-up requests of each kind first),
+    //    alternating a new connection per message with one kept-alive connection, so drift weighs on both.
     const path = `/v1/widget/${chatbot.id}/messages`;
-    const overheads: number[] = [];
-    const totals: number[] = [];
-    const tokenToDelta: number[] = [];
+    const kept = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+    const modes = [
+      { label: "a new connection per message (a visitor's first message: the page's idle connection has closed)", agent: false as const, overheads: [] as number[], totals: [] as number[], tokenToDelta: [] as number[] },
+      { label: "one kept-alive connection (a browser's next messages on its open connection)", agent: kept, overheads: [] as number[], totals: [] as number[], tokenToDelta: [] as number[] },
+    ];
+    const loadBefore = loadavg()[0]!;
     for (let index = 0; index < SAMPLES + 20; index += 1) {
-      const { total, seenAt } = await firstDelta(url, path, tokens[0]!, `How long is the warranty? (${index})`);
-      if (index < 20) continue;
-      totals.push(total);
-      overheads.push(total - ownTtft);
-      tokenToDelta.push(seenAt - firstTokenAt);
+      for (const mode of modes) {
+        const { total, seenAt } = await firstDelta(url, path, tokens[0]!, `How long is the warranty? (${index})`, mode.agent);
+        if (index < 20) continue;
+        mode.totals.push(total);
+        mode.overheads.push(total - ownTtft);
+        mode.tokenToDelta.push(seenAt - firstTokenAt);
+      }
     }
+    kept.destroy();
+    const loadAfter = loadavg()[0]!;
     say();
-    say(`1. Request → first SSE delta, ${SAMPLES} sequential streamed widget messages (one conversation, history growing to 10 turns):`);
-    say(`   client-side time to first delta: median ${percentile(totals, 0.5).toFixed(2)} ms, p90 ${percentile(totals, 0.9).toFixed(2)} ms`);
-    const median = percentile(overheads, 0.5);
+    say(`1. Request → first SSE delta, ${SAMPLES} sequential streamed widget messages of each kind, alternated (one conversation, history growing to 10 turns); load average (1 min) ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after:`);
     say(`   the core alone in one process (chatStream, no HTTP): median ${percentile(coreOverheads, 0.5).toFixed(2)} ms, p90 ${percentile(coreOverheads, 0.9).toFixed(2)} ms after the fake's own time`);
-    say(`   server overhead (minus the fake's own time to first token): median ${median.toFixed(2)} ms, p90 ${percentile(overheads, 0.9).toFixed(2)} ms — target < ${TARGET_OVERHEAD_MS} ms: ${median < TARGET_OVERHEAD_MS ? "met" : "NOT met"}`);
-    const relay = percentile(tokenToDelta, 0.5);
-    say(`   the provider's first token → the visitor's first delta (the return half alone): median ${relay.toFixed(2)} ms, p90 ${percentile(tokenToDelta, 0.9).toFixed(2)} ms — target ≤ ${TARGET_OVERHEAD_MS} ms: ${relay <= TARGET_OVERHEAD_MS ? "met" : "NOT met"}`);
+    for (const mode of modes) {
+      const median = percentile(mode.overheads, 0.5);
+      const relay = percentile(mode.tokenToDelta, 0.5);
+      say(`   ${mode.label}:`);
+      say(`     client-side time to first delta: median ${percentile(mode.totals, 0.5).toFixed(2)} ms, p90 ${percentile(mode.totals, 0.9).toFixed(2)} ms`);
+      say(`     server overhead (minus the fake's own time to first token): median ${median.toFixed(2)} ms, p90 ${percentile(mode.overheads, 0.9).toFixed(2)} ms — target < ${TARGET_OVERHEAD_MS} ms: ${median < TARGET_OVERHEAD_MS ? "met" : "NOT met"} (load ${loadBefore.toFixed(1)}–${loadAfter.toFixed(1)})`);
+      say(`     the provider's first token → the visitor's first delta (the return half alone): median ${relay.toFixed(2)} ms, p90 ${percentile(mode.tokenToDelta, 0.9).toFixed(2)} ms — target ≤ ${TARGET_OVERHEAD_MS} ms: ${relay <= TARGET_OVERHEAD_MS ? "met" : "NOT met"}`);
+    }
 
     // 2. Throughput, JSON answers: the widget route, then the spec's chat route.
     const run = async (label: string, requests: (connection: number) => Request[]) => {
@@ -189,6 +206,7 @@ async function main() {
       );
       return ok / DURATION;
     };
+    if (flags["no-throughput"]) return;
     say();
     say(`2. Throughput, JSON answers, ${CONNECTIONS} connections × ${DURATION} s each, the same chatbot and fake:`);
     const widgetRequests = (connection: number): Request[] =>

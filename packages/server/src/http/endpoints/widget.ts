@@ -186,9 +186,14 @@ export const sendVisitorMessage = defineEndpoint({
 
 /** Writes a streamed reply; a visitor who goes away stops the writing, never the reply's generation. */
 async function writeReplyStream(response: ServerResponse, headers: Record<string, string>, first: ChatStreamEvent | null, events: AsyncGenerator<ChatStreamEvent>): Promise<void> {
-  writeEventStreamHead(response, headers);
   let gone = false;
   response.on("close", () => (gone = true));
+  // The generation is already under way (retrieval, the prompt, the provider SDK's request), and
+  // runs without waiting for I/O until its request is on the wire: writing the head and the stored
+  // message after this turn of the event loop takes that write off the way to the first token.
+  // The visitor's page shows its own message already; `event: message` still comes first.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  writeEventStreamHead(response, headers);
   const send = (event: string, data: unknown) => {
     if (!gone) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
