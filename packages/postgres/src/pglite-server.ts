@@ -1,6 +1,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { UNPREPARED_PARAMETER } from "./postgres-database.js";
 
 /** A PGlite (PostgreSQL in WebAssembly, with pgvector) served over the wire protocol on 127.0.0.1. */
 export interface PgliteServer {
@@ -22,7 +23,8 @@ export async function startPgliteServer(options: { dataDir?: string } = {}): Pro
   const server = new PGLiteSocketServer({ db: database, host: "127.0.0.1", port: 0, maxConnections: 100 });
   await server.start();
   return {
-    url: `postgres://postgres@${server.getServerConn()}/postgres`,
+    // Every connection is served by PGlite's one session, so none may prepare a named statement.
+    url: `postgres://postgres@${server.getServerConn()}/postgres?${UNPREPARED_PARAMETER}=off`,
     async stop() {
       await server.stop();
       await database.close();

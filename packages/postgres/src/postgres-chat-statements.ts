@@ -1,4 +1,5 @@
 import { API_KEY_COLUMNS, CHATBOT_COLUMNS, CONVERSATION_COLUMNS, MESSAGE_COLUMNS, MESSAGE_READ_COLUMNS, OUTBOX_COLUMNS } from "@parley/core/storage-rows";
+import { preparedStatements } from "./postgres-prepared.js";
 
 // The statements of a chat's two write steps, each doing in one round trip what used to take
 // several (docs/scaling.md, "Round trips of a chat"): still one transaction per step.
@@ -19,7 +20,7 @@ const insertOutboxEvents = (from: number, guard?: string) => `INSERT INTO outbox
       FROM unnest($${from}::text[], $${from + 1}::text[], $${from + 2}::text[], $${from + 3}::text[], $${from + 4}::text[], $${from + 5}::bigint[]) WITH ORDINALITY AS e (id, type, user_id, chatbot_id, data, created_at, position)
       ${guard === undefined ? "" : `WHERE EXISTS (SELECT 1 FROM ${guard}) `}ORDER BY position`;
 
-export const CHAT_SQL = {
+export const CHAT_SQL = preparedStatements("chat", {
   /** What a chat checks before it accepts a message, in one statement: each part a JSON row (or null). */
   readChatState: `SELECT
       (SELECT row_to_json(b) FROM (SELECT ${CHATBOT_COLUMNS} FROM chatbots WHERE id = $1) b) AS chatbot,
@@ -132,4 +133,4 @@ export const CHAT_SQL = {
     SELECT ${CONVERSATION_COLUMNS}, EXISTS (SELECT 1 FROM guarded) AS applied FROM current`,
   /** Outbox events, in order, in one statement. */
   insertEvents: insertOutboxEvents(1),
-} as const;
+});

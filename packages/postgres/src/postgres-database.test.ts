@@ -1,7 +1,8 @@
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { MIGRATIONS, schemaVersion } from "./migrations/migrate.js";
-import { createPool, openPostgres } from "./postgres-database.js";
+import { createPool, openPostgres, UNPREPARED_PARAMETER } from "./postgres-database.js";
+import { STORAGE_SQL } from "./postgres-storage-statements.js";
 import { PostgresSetupError } from "./postgres-setup-error.js";
 import { skipWithoutPostgres, testDatabaseUrl, useTestSchema } from "./test-postgres.js";
 
@@ -68,6 +69,32 @@ if (testDatabaseUrl === undefined) {
       expect(await schemaVersion(pool(), "search")).toBe(MIGRATIONS.search.at(-1)!.version);
       const column = await pool().query("SELECT data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'search_chunks' AND column_name = 'embedding'");
       expect(column.rows).toEqual([{ data_type: "bytea" }]);
+    });
+  });
+
+  // Planning a statement cost more PostgreSQL CPU than running it (docs/scaling.md): each
+  // connection prepares Parley's statements once, unless the URL says its connections share a session.
+  describe("prepared statements", () => {
+    const preparedNames = async (connectionString: string) => {
+      const schema = (await pool().query<{ schema: string }>("SELECT current_schema() AS schema")).rows[0]!.schema;
+      const single = createPool({ url: connectionString, poolSize: 1, schema });
+      try {
+        await single.query(STORAGE_SQL.getPlan, ["free"]);
+        await single.query(STORAGE_SQL.getPlan, ["pro"]);
+        return (await single.query<{ name: string }>("SELECT name FROM pg_prepared_statements ORDER BY name")).rows.map((row) => row.name);
+      } finally {
+        await single.end();
+      }
+    };
+
+    it("prepares each statement once per connection, under its name", async () => {
+      expect(await preparedNames(url)).toEqual([STORAGE_SQL.getPlan.name]);
+    });
+
+    it(`prepares none on a URL with ${UNPREPARED_PARAMETER}=off, which reaches the server without it`, async () => {
+      const unprepared = new URL(url);
+      unprepared.searchParams.set(UNPREPARED_PARAMETER, "off");
+      expect(await preparedNames(unprepared.toString())).toEqual([]);
     });
   });
 }

@@ -42,16 +42,40 @@ const types = {
     oid === INT8_OID && format !== "binary" ? parseInt8 : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
 };
 
+/** The URL parameter that turns server-side prepared statements off, for endpoints whose connections share one session. */
+export const UNPREPARED_PARAMETER = "parley_prepared_statements";
+
+/** The URL without Parley's own parameter, and whether statements may be prepared on its connections. */
+function preparedStatementsOf(connectionString: string): { url: string; prepared: boolean } {
+  if (!connectionString.includes(UNPREPARED_PARAMETER)) return { url: connectionString, prepared: true };
+  const url = new URL(connectionString);
+  const prepared = url.searchParams.get(UNPREPARED_PARAMETER) !== "off";
+  url.searchParams.delete(UNPREPARED_PARAMETER);
+  return { url: url.toString(), prepared };
+}
+
+/**
+ * Sends a client's named statements unnamed (parsed and planned at each execution), for a server
+ * whose connections share one session, where a name prepared by one would clash with the same
+ * name prepared by another: PGlite's socket server, a pooler in transaction mode.
+ */
+function unprepared(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((config: unknown, ...rest: unknown[]) =>
+    typeof config === "object" && config !== null && "name" in config ? query({ ...config, name: undefined }, ...rest) : query(config, ...rest)) as typeof client.query;
+}
+
 /**
  * A pool on `url` that reads bigints as numbers and sets a statement timeout (and, for tests,
  * a schema) on every connection it opens.
  */
 export function createPool(options: { url: string; poolSize?: number; statementTimeoutMs?: number; schema?: string }): pg.Pool {
   const timeout = Math.max(0, Math.floor(options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS));
+  const { url, prepared } = preparedStatementsOf(options.url);
   // Both go in the startup packet, so they hold from the connection's first query on. The schema
   // name comes from code (tests), never from a user.
   const pool = new pg.Pool({
-    connectionString: options.url,
+    connectionString: url,
     max: options.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: 10_000,
     statement_timeout: timeout,
@@ -60,6 +84,7 @@ export function createPool(options: { url: string; poolSize?: number; statementT
   });
   // An idle client whose server went away emits 'error'; without a listener it would crash the process.
   pool.on("error", () => {});
+  if (!prepared) pool.on("connect", unprepared);
   // A lost connection or a server that is down fails as the core's `unavailable` error (503 at
   // the HTTP edge) instead of an unexpected fault; the pool opens new connections as it needs them,
   // so the server recovers by itself once PostgreSQL is back.

@@ -1,9 +1,10 @@
 import { API_KEY_COLUMNS, CHATBOT_COLUMNS, CONVERSATION_COLUMNS, MESSAGE_READ_COLUMNS, OUTBOX_COLUMNS, USER_COLUMNS } from "@parley/core/storage-rows";
+import { preparedStatements } from "./postgres-prepared.js";
 
 // The SQL of the PostgreSQL Storage adapter (accounts, chatbots, conversations, quota, outbox),
 // gathered in one place; every value is a parameter.
 
-export const STORAGE_SQL = {
+export const STORAGE_SQL = preparedStatements("storage", {
   upsertPlan: "INSERT INTO plans (name, monthly_messages) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET monthly_messages = excluded.monthly_messages",
   insertPlanIfMissing: "INSERT INTO plans (name, monthly_messages) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
   getPlan: "SELECT name, monthly_messages FROM plans WHERE name = $1",
@@ -62,4 +63,4 @@ export const STORAGE_SQL = {
 
   insertOutboxEvent: `INSERT INTO outbox_events (${OUTBOX_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)`,
   listOutboxEvents: `SELECT ${OUTBOX_COLUMNS} FROM outbox_events ORDER BY seq LIMIT $1`,
-} as const;
+});

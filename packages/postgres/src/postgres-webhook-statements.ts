@@ -1,8 +1,9 @@
 import { DELIVERY_COLUMNS, OUTBOX_COLUMNS, SUBSCRIPTION_COLUMNS } from "@parley/core/storage-rows";
+import { preparedStatements } from "./postgres-prepared.js";
 
 // The SQL of webhook subscriptions and deliveries on PostgreSQL; every value is a parameter.
 
-export const WEBHOOK_SQL = {
+export const WEBHOOK_SQL = preparedStatements("webhook", {
   insertSubscription: `INSERT INTO webhook_subscriptions (${SUBSCRIPTION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
   getSubscription: `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE id = $1`,
   listSubscriptions: `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE user_id = $1 ORDER BY created_at, seq`,
@@ -58,4 +59,4 @@ export const WEBHOOK_SQL = {
     WHERE id = $2 RETURNING ${DELIVERY_COLUMNS}`,
   bringForward: `UPDATE webhook_deliveries SET next_attempt_at = least(next_attempt_at, $1), leased_until = NULL
     WHERE id = $2 RETURNING ${DELIVERY_COLUMNS}`,
-} as const;
+});

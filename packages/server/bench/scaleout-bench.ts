@@ -3,7 +3,8 @@
 // The fake OpenAI answers at once; the chatbot has no documents, so a chat is the storage,
 // limiter and HTTP path (the search index only finds the chatbot has no chunks). On PostgreSQL
 // Storage and the search index share the server (in-process vectors where it has no pgvector). Engines: PARLEY_TEST_DATABASE_URL and PARLEY_TEST_REDIS_URL (defaults: the
-// machine's 127.0.0.1 servers). Options: --duration S (10), --connections N (12).
+// machine's 127.0.0.1 servers). Options: --duration S (10), --connections N (12). After the
+// throughput table, each chat statement's share of PostgreSQL's CPU (chat-statement-cpu.ts).
 import autocannon, { type Request, type Result } from "autocannon";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -15,6 +16,7 @@ import type pg from "pg";
 import { loadConfig } from "../src/runtime/config.js";
 import { openParley } from "../src/runtime/open-parley.js";
 import { startCluster } from "../test/scaleout/scaleout-cluster.js";
+import { chatStatementCpu } from "./chat-statement-cpu.js";
 import { startChild, type Child } from "./processes.js";
 
 const { values: flags } = parseArgs({ options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "12" } } });
@@ -56,22 +58,20 @@ async function drive(urls: string[], route: "list" | "chat", keys: string[], cha
 
 /**
  * CPU seconds PostgreSQL's backends serving this run's database have used so far, by pid, from
- * /proc (the server runs on this machine). Other databases' backends (other people's work on the
- * shared server) are left out.
+ * /proc/<pid>/schedstat (nanoseconds on a CPU; the server runs on this machine). Other databases'
+ * backends (other people's work on the shared server) are left out.
  */
 async function backendCpu(pool: pg.Pool): Promise<Map<number, number>> {
   const { rows } = await pool.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
-  const ticks = new Map<number, number>();
+  const seconds = new Map<number, number>();
   for (const { pid } of rows) {
     try {
-      // Fields 14 and 15 (user and system time, in clock ticks of 1/100 s) follow the ")" of the command name.
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-      ticks.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
+      seconds.set(pid, Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e9);
     } catch {
       // The backend ended meanwhile.
     }
   }
-  return ticks;
+  return seconds;
 }
 
 async function measure(name: string, urls: string[], keys: string[], chatbotId: string, database?: pg.Pool): Promise<string[]> {
@@ -132,6 +132,13 @@ try {
     } finally {
       await cluster.stop();
     }
+  }
+  say(`\nload average after the throughput runs: ${loadavg().map((value) => value.toFixed(2)).join(" ")}`);
+  // Where PostgreSQL's CPU goes in a chat: each statement's backend CPU, chats sent one at a time
+  // on one connection, for this benchmark's chatbot (no documents) and for one with 20.
+  for (const documents of [0, 20]) {
+    say();
+    for (const line of await chatStatementCpu({ databaseUrl: storageUrl, env, chats: 300, documents })) say(line);
   }
   say(`\nload average after: ${loadavg().map((value) => value.toFixed(2)).join(" ")}`);
 } finally {
