@@ -21,7 +21,7 @@ vi.mock("node:child_process", async (importOriginal) => {
 const page = (text: string) => ({ bytes: Buffer.from(`<p>${text}</p>`), name: "page.html", source: "page.html" });
 
 describe("the document reader's processes (issue 24)", () => {
-  it("reads in another process, started with its heap and stack limits and without the server's secrets", async () => {
+  it("reads in another process, started with its heap, young-generation and stack limits and without the server's secrets", async () => {
     process.env.OPENAI_API_KEY = "sk-not-for-readers";
     const reader = createDocumentReader({ memoryMb: 96 });
     try {
@@ -29,7 +29,7 @@ describe("the document reader's processes (issue 24)", () => {
       expect(started).toHaveLength(1);
       const { child, args, options } = started.splice(0)[0]!;
       expect(child.pid).not.toBe(process.pid);
-      expect(args).toEqual(expect.arrayContaining(["--max-old-space-size=96", "--stack-size=3984"]));
+      expect(args).toEqual(expect.arrayContaining(["--max-old-space-size=96", "--max-semi-space-size=2", "--stack-size=3984"]));
       expect(Object.keys(options.env ?? {})).not.toContain("OPENAI_API_KEY");
     } finally {
       delete process.env.OPENAI_API_KEY;
@@ -52,6 +52,24 @@ describe("the document reader's processes (issue 24)", () => {
       expect(started).toHaveLength(2);
       expect(await exited).toEqual([null, "SIGKILL"]);
     } finally {
+      await reader.close();
+    }
+  }, 60_000);
+
+  it("keeps one idle process by default: of two that read at once, one ends", async () => {
+    started.splice(0);
+    const reader = createDocumentReader();
+    try {
+      const texts = await Promise.all([reader.read(page("One.")), reader.read(page("Two."))]);
+      expect(texts.map((read) => read.document.text)).toEqual(["One.", "Two."]);
+      expect(started).toHaveLength(2);
+      const children = started.map((entry) => entry.child);
+      // The one released last finds the idle place taken and is killed as it is released; the other reads the next document.
+      expect(children.filter((child) => child.killed)).toHaveLength(1);
+      expect((await reader.read(page("Three."))).document.text).toBe("Three.");
+      expect(started).toHaveLength(2);
+    } finally {
+      started.splice(0);
       await reader.close();
     }
   }, 60_000);

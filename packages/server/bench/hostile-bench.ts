@@ -6,134 +6,16 @@
 // the machine it ran on. On Linux each line also splits the latest tick into the main thread's
 // CPU, run-queue wait and blocked time (schedstat), and sums the CPU of the server's threads,
 // of its readers and of the bench's own client. After the table, every tick more than 50 ms late,
-// split the same way. `--only WORDS` runs the replays whose name holds WORDS.
+// split the same way, and each replay's memory peak: the PSS sum beside the RSS sum, and every
+// reader alive then. `--only WORDS` runs the replays whose name holds WORDS.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, setPriority, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { watchEventLoop, type EventLoopReport, type SlowTick } from "@parley/knowledge/testing";
-import { deeplyNestedHtml, manyPagePdf, poisonHtml } from "@parley/knowledge/testing";
-import { loadConfig } from "../src/runtime/config.js";
-import { openParley } from "../src/runtime/open-parley.js";
-import { startServer } from "../src/runtime/serve.js";
-
-type Tenant = { adminKey: string; chatKey: string; bot: string };
-type Stats = EventLoopReport & { peakRssMiB: number; peakTotalRssMiB: number; threads: ThreadCpu };
-/** CPU time (ms) of the server: its main thread, its other threads (V8's GC helpers, libuv's pool), and its document readers (child processes, ended ones included). */
-type ThreadCpu = { main: number; others: number; readers: number };
-
-const PAGE_BYTES = 4096;
-const CLOCK_TICKS_PER_SECOND = 100;
-
-/** This process's children (the document readers): pid → [RSS in bytes, CPU so far in ms]. Linux; empty elsewhere. */
-function children(): Map<string, [number, number]> {
-  const found = new Map<string, [number, number]>();
-  try {
-    for (const pid of readFileSync(`/proc/self/task/${process.pid}/children`, "utf8").trim().split(" ").filter(Boolean)) {
-      try {
-        const rss = Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]) * PAGE_BYTES;
-        const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-        found.set(pid, [rss, ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND]);
-      } catch {
-        // Ended meanwhile.
-      }
-    }
-  } catch {
-    // Not Linux.
-  }
-  return found;
-}
-
-/** CPU time of this process's children that have ended and been waited for (cutime + cstime), in ms. */
-function endedChildrenCpu(): number {
-  try {
-    const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ");
-    return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return 0;
-  }
-}
-
-/** Per-thread CPU time so far, in ms, and each thread's nice value (Linux; empty elsewhere). */
-function threadTimes(): Map<string, { cpu: number; nice: number }> {
-  const times = new Map<string, { cpu: number; nice: number }>();
-  try {
-    for (const task of readdirSync("/proc/self/task")) {
-      try {
-        const cpu = Number(readFileSync(`/proc/self/task/${task}/schedstat`, "utf8").split(" ")[0]) / 1e6;
-        const nice = Number(readFileSync(`/proc/self/task/${task}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
-        times.set(task, { cpu, nice });
-      } catch {
-        // The thread ended meanwhile.
-      }
-    }
-  } catch {
-    // Not Linux.
-  }
-  return times;
-}
-
-/** What the server's threads and readers had spent when a replay began. */
-type CpuMark = { threads: Map<string, { cpu: number; nice: number }>; readers: Map<string, [number, number]>; endedReaders: number };
-
-const cpuMark = (): CpuMark => ({ threads: threadTimes(), readers: children(), endedReaders: endedChildrenCpu() });
-
-function cpuSince(before: CpuMark): ThreadCpu {
-  const sums = { main: 0, others: 0, readers: endedChildrenCpu() - before.endedReaders };
-  for (const [task, now] of threadTimes()) {
-    const spent = now.cpu - (before.threads.get(task)?.cpu ?? 0);
-    if (task === String(process.pid)) sums.main += spent;
-    else sums.others += spent;
-  }
-  for (const [pid, [, cpu]] of children()) sums.readers += cpu - (before.readers.get(pid)?.[1] ?? 0);
-  // A reader that was alive at the mark and has ended since is in the ended sum whole.
-  for (const [pid, [, cpu]] of before.readers) if (!existsSync(`/proc/${pid}`)) sums.readers -= cpu;
-  return sums;
-}
-
-/** In the child: the server, its tenants, and the measurements the parent asks for. */
-async function serveAndWatch(): Promise<void> {
-  const runtime = openParley(loadConfig(process.env), { log: () => {} });
-  const { admin } = runtime.parley;
-  const tenants: Record<string, Tenant> = {};
-  for (const name of ["hostile", "other"]) {
-    const user = await admin.createUser({ email: `${name}@example.com` });
-    tenants[name] = {
-      adminKey: (await admin.createApiKey({ userId: user.id, scope: "admin" })).key,
-      chatKey: (await admin.createApiKey({ userId: user.id })).key,
-      bot: (await admin.createChatbot({ userId: user.id, name, provider: "openai", model: "gpt-test" })).id,
-    };
-  }
-  const running = await startServer({ runtime, port: 0, host: "127.0.0.1", log: () => {} });
-  runtime.ingestions.start();
-  let watch = watchEventLoop();
-  let cpuBefore = cpuMark();
-  let peakRss = 0;
-  let peakTotalRss = 0;
-  const sampleRss = () => {
-    const own = process.memoryUsage.rss();
-    peakRss = Math.max(peakRss, own);
-    peakTotalRss = Math.max(peakTotalRss, own + [...children().values()].reduce((sum, [rss]) => sum + rss, 0));
-  };
-  setInterval(sampleRss, 20).unref();
-  process.on("message", (message: string) => {
-    if (message === "reset") {
-      watch.stop();
-      watch = watchEventLoop();
-      cpuBefore = cpuMark();
-      peakRss = peakTotalRss = 0;
-      sampleRss();
-      process.send!({ reset: true });
-    } else if (message === "report") {
-      process.send!({ stats: { ...watch.stop(), peakRssMiB: peakRss / 2 ** 20, peakTotalRssMiB: peakTotalRss / 2 ** 20, threads: cpuSince(cpuBefore) } });
-      watch = watchEventLoop();
-    } else if (message === "stop") {
-      void running.stop().then(() => process.exit(0));
-    }
-  });
-  process.send!({ url: running.url, tenants });
-}
+import { deeplyNestedHtml, manyPagePdf, poisonHtml, type SlowTick } from "@parley/knowledge/testing";
+import { bundleFromSources } from "./build-server.js";
+import type { Stats, Tenant } from "./hostile-server.js";
 
 /**
  * The patched-header DOCX, built in a process of its own: building it takes twice its unpacked
@@ -208,8 +90,15 @@ function ask<T>(child: ChildProcess, message: string, key: string): Promise<T> {
 }
 
 async function main(): Promise<void> {
+  const loadAtStart = loadavg().map((load) => load.toFixed(2)).join(" ");
   const folder = mkdtempSync(join(tmpdir(), "parley-hostile-"));
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--serve"], {
+  // The server as it is deployed, bundled from the current sources, its readers on the built
+  // entry; with --tsx, from the TypeScript sources through tsx (a reader then also loads tsx, and
+  // tsx starts an esbuild process of its own: some 38 MiB more per reader).
+  const fromSources = process.argv.includes("--tsx");
+  const bundle = fromSources ? undefined : await bundleFromSources("hostile-bench", { "hostile-server": fileURLToPath(new URL("./hostile-server.ts", import.meta.url)) });
+  const serverArgs = bundle ? [join(bundle, "hostile-server.js")] : [...process.execArgv, fileURLToPath(new URL("./hostile-server.ts", import.meta.url))];
+  const child = spawn(process.execPath, serverArgs, {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     env: { ...process.env, PARLEY_DB: join(folder, "parley.db"), OPENAI_API_KEY: "sk-bench", OPENAI_BASE_URL: "http://127.0.0.1:9/v1", PARLEY_LLM_TIMEOUT_MS: "1000" },
   });
@@ -233,6 +122,7 @@ async function main(): Promise<void> {
   };
   const rows: string[] = [];
   const slowTicks: string[] = [];
+  const peaks: string[] = [];
   // CPU of a replay's sender in its own process (the 125 MiB upload's), in ms.
   let clientCpuElsewhere = 0;
   const split = (tick: SlowTick | null) =>
@@ -276,7 +166,9 @@ async function main(): Promise<void> {
     clientCpuElsewhere = 0;
     const cpu = `${stats.threads.main.toFixed(0)} / ${stats.threads.others.toFixed(0)} / ${stats.threads.readers.toFixed(0)} / ${((client.user + client.system) / 1000).toFixed(0)}${elsewhere} ms`;
     const gc = `${stats.gc.maxMs.toFixed(0)} ms (${stats.gc.count})`;
-    const line = `| ${name} | ${outcome} | ${worstHealthMs.toFixed(0)} ms (${probes} probes) | ${stats.maxDelayMs.toFixed(0)} / ${stats.p99DelayMs.toFixed(0)} / ${stats.maxBusyMs.toFixed(0)} ms | ${split(stats.worstTick)} | ${gc} | ${cpu} | ${stats.peakRssMiB.toFixed(0)} / ${stats.peakTotalRssMiB.toFixed(0)} MiB | ${otherMs.toFixed(0)} ms |`;
+    const line = `| ${name} | ${outcome} | ${worstHealthMs.toFixed(0)} ms (${probes} probes) | ${stats.maxDelayMs.toFixed(0)} / ${stats.p99DelayMs.toFixed(0)} / ${stats.maxBusyMs.toFixed(0)} ms | ${split(stats.worstTick)} | ${gc} | ${cpu} | ${stats.peakRssMiB.toFixed(0)} / ${stats.peakTotalRssMiB.toFixed(0)} MiB (PSS ${stats.peak.pssMiB.toFixed(0)}, ${stats.peak.readers.length} readers) | ${otherMs.toFixed(0)} ms |`;
+    const readersAtPeak = stats.peak.readers.map((reader) => `${reader.rssMiB.toFixed(0)} MiB ${reader.busy ? "working" : "idle"}${reader.command === "node" ? "" : ` (${reader.command})`}`);
+    peaks.push(`${name.split(" (")[0]}: server ${stats.peakTotalRssMiB.toFixed(0)} MiB in all; readers ${readersAtPeak.join(", ") || "none"}`);
     for (const tick of stats.slowTicks) slowTicks.push(`${name.split(" (")[0]} at ${(tick.atMs / 1000).toFixed(1)} s: ${split(tick)}`);
     rows.push(line);
     process.stdout.write(`${line}\n`);
@@ -292,7 +184,7 @@ async function main(): Promise<void> {
     return `${state.status}; ${state.errors.map((error) => `${error.source}: ${error.detail}`).join("; ") || "no error"}`;
   };
 
-  process.stdout.write("| replay | outcome | worst /healthz | loop delay max / p99 / busy | latest tick: late ≈ cpu + run queue + blocked | longest GC pause (count) | CPU: server main / server other threads / readers / bench client | peak RSS: server / with readers | other tenant's document done after |\n|---|---|---|---|---|---|---|---|---|\n");
+  process.stdout.write("| replay | outcome | worst /healthz | loop delay max / p99 / busy | latest tick: late ≈ cpu + run queue + blocked | longest GC pause (count) | CPU: server main / server other threads / readers / bench client | peak RSS: server / with readers (their PSS sum, readers alive, at that moment) | other tenant's document done after |\n|---|---|---|---|---|---|---|---|---|\n");
   await replay("poison HTML (30,000 unclosed `<div><span><b><i>`, 510 KB)", hostileUpload(() => [["poison.html", poisonHtml()]]));
   await replay("DOCX, headers patched to 1,000 bytes, 380 MiB inside (368 KB)", hostileUpload(() => [["bomb.docx", zipBombElsewhere(380 * 2 ** 20)]]));
   await replay("DOCX, headers patched, 1.69 GiB inside (1.6 MB)", hostileUpload(() => [["bomb.docx", zipBombElsewhere(1730 * 2 ** 20)]]));
@@ -333,13 +225,14 @@ async function main(): Promise<void> {
   child.send("stop");
   await exited;
   rmSync(folder, { recursive: true, force: true });
+  if (bundle) rmSync(bundle, { recursive: true, force: true });
   if (rows.some((row) => row.includes("²"))) process.stdout.write("\n² The 125 MiB upload is sent by a process of its own at nice 19, standing for a client on another machine: its CPU is the second figure.\n");
+  process.stdout.write(`\nAt each replay's memory peak (RSS; a reader is working when it spent CPU in the quarter second before):\n${peaks.map((peak) => `- ${peak}`).join("\n")}\n`);
   process.stdout.write(`\nTicks more than 50 ms late (late ≈ cpu + run queue + blocked, and the longest GC pause within):\n${slowTicks.map((tick) => `- ${tick}`).join("\n") || "- none"}\n`);
   const [cpu] = cpus();
   process.stdout.write(
-    `\nMachine: ${cpus().length} × ${cpu?.model ?? "unknown CPU"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; load average at the end ${loadavg().map((load) => load.toFixed(2)).join(" ")}\n`,
+    `\nMachine: ${cpus().length} × ${cpu?.model ?? "unknown CPU"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; load average at the start ${loadAtStart} and at the end ${loadavg().map((load) => load.toFixed(2)).join(" ")}; the server ${fromSources ? "from the TypeScript sources (tsx)" : "bundled from the sources"}\n`,
   );
 }
 
-if (process.argv.includes("--serve")) await serveAndWatch();
-else await main();
+await main();
