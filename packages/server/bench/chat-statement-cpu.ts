@@ -24,23 +24,34 @@ interface StatementCost {
   nanoseconds: number;
 }
 
-/** Wraps a one-connection pool so that every query adds its backend's CPU to `costs`, by the statement's first line. */
-function measureStatements(pool: pg.Pool, pid: () => number, costs: Map<string, StatementCost>, enabled: { on: boolean }) {
-  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-  pool.query = (async (...args: unknown[]) => {
+/**
+ * Wraps the client of a one-connection pool so that every query, in a transaction or not, adds
+ * its backend's CPU to `costs`, by the statement's name (else its first words).
+ */
+function measureStatements(client: pg.PoolClient, costs: Map<string, StatementCost>, enabled: { on: boolean }) {
+  const pid = (client as pg.PoolClient & { processID: number }).processID;
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  client.query = ((...args: unknown[]) => {
     const statement = typeof args[0] === "object" && args[0] !== null ? (args[0] as { text: string; name?: string }) : { text: String(args[0]) };
     if (!enabled.on) return query(...args);
-    const before = runTime(pid());
-    try {
-      return await query(...args);
-    } finally {
+    const before = runTime(pid);
+    const record = () => {
       const label = statement.name ?? statement.text.replace(/\s+/g, " ").trim().slice(0, 60);
       const cost = costs.get(label) ?? { count: 0, nanoseconds: 0 };
       cost.count += 1;
-      cost.nanoseconds += runTime(pid()) - before;
+      cost.nanoseconds += runTime(pid) - before;
       costs.set(label, cost);
+    };
+    // pool.query calls it with a callback; a transaction's code awaits the promise.
+    const callback = args.at(-1);
+    if (typeof callback === "function") {
+      return query(...args.slice(0, -1), (error: unknown, result: unknown) => {
+        record();
+        (callback as (error: unknown, result: unknown) => void)(error, result);
+      });
     }
-  }) as typeof pool.query;
+    return query(...args).finally(record);
+  }) as typeof client.query;
 }
 
 /**
@@ -72,11 +83,15 @@ export async function chatStatementCpu(options: { databaseUrl: string; env: Reco
     server.on("request", createRequestHandler({ parley: wired.parley, log: () => {} }));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chatbots/${chatbot.id}/chat`;
-    const { rows } = await pool.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
-    const pid = rows[0]!.pid;
     const costs = new Map<string, StatementCost>();
     const enabled = { on: false };
-    measureStatements(pool, () => pid, costs, enabled);
+    // The pool's one connection, the same for the whole run (it is never idle long enough to close).
+    const client = await pool.connect();
+    const pid = (client as pg.PoolClient & { processID: number }).processID;
+    measureStatements(client, costs, enabled);
+    client.release();
+    // As \`parley serve\` does: the webhook dispatcher fans each chat's events out (to no subscription here).
+    wired.dispatcher.start();
     const chat = async (index: number) => {
       const body = JSON.stringify({ message: `How do I descale the kettle? (${index})`, session_id: `visitor-${index % 25}` });
       const response = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body });
@@ -96,6 +111,7 @@ export async function chatStatementCpu(options: { databaseUrl: string; env: Reco
       "|---|---:|---:|---:|---|",
     ];
     enabled.on = false;
+    await wired.dispatcher.stop();
     // Which plan each prepared statement ran with: generic (planned once) or custom (planned each time).
     const plans = await pool.query<{ name: string; generic_plans: number; custom_plans: number }>("SELECT name, generic_plans, custom_plans FROM pg_prepared_statements");
     const planOf = new Map(plans.rows.map((row) => [row.name, `${row.generic_plans} generic, ${row.custom_plans} custom`]));
