@@ -13,15 +13,18 @@ export const WEBHOOK_SQL = preparedStatements("webhook", {
 
   // SKIP LOCKED: two dispatchers fanning out at once take different events, never the same one.
   undispatchedEvents: `SELECT seq, ${OUTBOX_COLUMNS} FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-  // The user's subscriptions from before the event, narrowed by chatbot and event type.
-  matchingSubscriptions: `SELECT id FROM webhook_subscriptions
-    WHERE user_id = $1 AND created_at <= $2 AND (chatbot_id IS NULL OR chatbot_id = $3)
-      AND (event_types = '[]' OR event_types::jsonb ? $4)
-    ORDER BY created_at, seq`,
   insertDelivery: `INSERT INTO webhook_deliveries (id, subscription_id, user_id, event_id, event_type, status, attempts, next_attempt_at, created_at)
     VALUES ($1, $2, (SELECT user_id FROM webhook_subscriptions WHERE id = $2), $3, $4, 'pending', 0, $5, $5)
     ON CONFLICT (event_id, subscription_id) DO NOTHING`,
-  markDispatched: "UPDATE outbox_events SET dispatched_at = $1 WHERE seq = $2",
+  // Marks one event dispatched and returns the subscriptions it goes to: its user's, from before
+  // the event, narrowed by chatbot and event type, oldest first. One statement an event.
+  dispatchEvent: `UPDATE outbox_events AS e SET dispatched_at = $1 WHERE seq = $2
+    RETURNING ARRAY(
+      SELECT s.id FROM webhook_subscriptions AS s
+      WHERE s.user_id = e.user_id AND s.created_at <= e.created_at AND (s.chatbot_id IS NULL OR s.chatbot_id = e.chatbot_id)
+        AND (s.event_types = '[]' OR s.event_types::jsonb ? e.type)
+      ORDER BY s.created_at, s.seq
+    ) AS subscriptions`,
 
   // Due deliveries, most overdue first, at most $3 of each subscription, leaving out those a
   // claim already tried ($5): the candidates of one round of a claim.
