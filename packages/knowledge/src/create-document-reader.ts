@@ -13,7 +13,7 @@ export interface DocumentReaderOptions {
   timeoutMs?: number;
   /** Heap one reader process may use, in MiB (default 192). */
   memoryMb?: number;
-  /** Idle reader processes kept for the next document (default 2); the others end. */
+  /** Idle reader processes kept for the next document (default 1); the others end. */
   maxIdleWorkers?: number;
 }
 
@@ -44,7 +44,9 @@ export function createDocumentReader(options: DocumentReaderOptions = {}): Docum
   const limits: ReadLimits = { ...DEFAULT_READ_LIMITS, ...options.limits };
   const timeoutMs = options.timeoutMs ?? 30_000;
   const heapMb = options.memoryMb ?? 192;
-  const maxIdle = options.maxIdleWorkers ?? 2;
+  // One idle process: the next document (another tenant's first one, say) skips a start, and with
+  // two ingestion runners at most three readers are alive, two of them reading.
+  const maxIdle = options.maxIdleWorkers ?? 1;
   const idle: { reader: ReaderProcess; timer: ReturnType<typeof setTimeout> }[] = [];
   const busy = new Set<ReaderProcess>();
 
