@@ -69,16 +69,17 @@ function commandOf(pid: string): string {
  * heap growth, and the main thread would wait for it (suspected of the one 563 ms blocked tick of a
  * long-queue run that read it here).
  */
-async function pssSum(pids: string[]): Promise<number> {
+async function pssSum(pids: string[]): Promise<number | undefined> {
   const sizes = await Promise.all(
     pids.map((pid) =>
       readFile(`/proc/${pid}/smaps_rollup`, "utf8").then(
         (text) => Number(/^Pss:\s+(\d+) kB/m.exec(text)?.[1] ?? 0) * 1024,
-        () => 0,
+        () => undefined,
       ),
     ),
   );
-  return sizes.reduce((sum, size) => sum + size, 0);
+  // A reader killed at its peak (a limit hit) is gone before it is read: no sum then.
+  return sizes.includes(undefined) ? undefined : sizes.reduce<number>((sum, size) => sum + size!, 0);
 }
 
 /** CPU time of this process's children that have ended and been waited for (cutime + cstime), in ms. */
@@ -162,7 +163,8 @@ export async function serveAndWatch(): Promise<void> {
     pssWanted = false;
     const target = peak;
     pssRead = pssSum(peakPids).then((sum) => {
-      target.pssMiB = sum / 2 ** 20;
+      // Unread (a process ended first), the peak keeps the PSS of the latest peak that could be read.
+      if (sum !== undefined) target.pssMiB = sum / 2 ** 20;
       pssRead = undefined;
       if (pssWanted) readPss();
     });
