@@ -3,6 +3,7 @@
 // its RSS and its document readers' (the processes below it). Its own entry, so the bench can
 // run it bundled from the sources as it is deployed, or from the sources through tsx (--tsx).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { watchEventLoop, type EventLoopReport } from "@parley/knowledge/testing";
 import { loadConfig } from "../src/runtime/config.js";
 import { openParley } from "../src/runtime/open-parley.js";
@@ -61,13 +62,24 @@ function commandOf(pid: string): string {
   }
 }
 
-/** A process's proportional set size in bytes (/proc/PID/smaps_rollup): its shared pages divided among the processes that map them. */
-function pss(pid: string): number {
-  try {
-    return Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? 0) * 1024;
-  } catch {
-    return 0;
-  }
+/**
+ * The PSS of processes, summed, in bytes (/proc/PID/smaps_rollup: shared pages divided among the
+ * processes that map them). Read on libuv's pool, never on the main thread: reading it takes the
+ * target's memory-map lock, which a nice-19 reader starved of CPU may hold in the middle of a
+ * heap growth, and the main thread would wait for it (suspected of the one 563 ms blocked tick of a
+ * long-queue run that read it here).
+ */
+async function pssSum(pids: string[]): Promise<number | undefined> {
+  const sizes = await Promise.all(
+    pids.map((pid) =>
+      readFile(`/proc/${pid}/smaps_rollup`, "utf8").then(
+        (text) => Number(/^Pss:\s+(\d+) kB/m.exec(text)?.[1] ?? 0) * 1024,
+        () => undefined,
+      ),
+    ),
+  );
+  // A reader killed at its peak (a limit hit) is gone before it is read: no sum then.
+  return sizes.includes(undefined) ? undefined : sizes.reduce<number>((sum, size) => sum + size!, 0);
 }
 
 /** CPU time of this process's children that have ended and been waited for (cutime + cstime), in ms. */
@@ -140,6 +152,23 @@ export async function serveAndWatch(): Promise<void> {
   // Each reader's CPU a quarter of a second ago: one that spent none since is idle (kept for reuse).
   let cpuEarlier = new Map<string, [number, number]>();
   let cpuEarlierAt = 0;
+  // The PSS of the processes alive at the latest peak, read just after it, one read at a time
+  // (smaps_rollup walks each process's page tables): a peak passed meanwhile is read next.
+  let peakPids: string[] = [];
+  let pssRead: Promise<void> | undefined;
+  let pssWanted = false;
+  const readPss = () => {
+    pssWanted = true;
+    if (pssRead) return;
+    pssWanted = false;
+    const target = peak;
+    pssRead = pssSum(peakPids).then((sum) => {
+      // Unread (a process ended first), the peak keeps the PSS of the latest peak that could be read.
+      if (sum !== undefined) target.pssMiB = sum / 2 ** 20;
+      pssRead = undefined;
+      if (pssWanted) readPss();
+    });
+  };
   const sampleRss = () => {
     const own = process.memoryUsage.rss();
     const readers = children();
@@ -147,12 +176,12 @@ export async function serveAndWatch(): Promise<void> {
     const total = own + [...readers.values()].reduce((sum, [rss]) => sum + rss, 0);
     if (total > peakTotalRss) {
       peakTotalRss = total;
-      // Read only at a new peak: smaps_rollup walks the process's page tables.
-      const pssSum = pss(String(process.pid)) + [...readers.keys()].reduce((sum, pid) => sum + pss(pid), 0);
       peak = {
-        pssMiB: pssSum / 2 ** 20,
+        pssMiB: peak.pssMiB,
         readers: [...readers].map(([pid, [rss, cpu]]) => ({ rssMiB: rss / 2 ** 20, busy: cpu > (cpuEarlier.get(pid)?.[1] ?? 0), command: commandOf(pid) })),
       };
+      peakPids = [String(process.pid), ...readers.keys()];
+      readPss();
     }
     if (performance.now() - cpuEarlierAt >= 250) {
       cpuEarlier = readers;
@@ -170,12 +199,16 @@ export async function serveAndWatch(): Promise<void> {
       sampleRss();
       process.send!({ reset: true });
     } else if (message === "report") {
-      process.send!({ stats: { ...watch.stop(), peakRssMiB: peakRss / 2 ** 20, peakTotalRssMiB: peakTotalRss / 2 ** 20, peak, threads: cpuSince(cpuBefore) } });
-      watch = watchEventLoop();
+      void reportWhenRead();
     } else if (message === "stop") {
       void running.stop().then(() => process.exit(0));
     }
   });
+  const reportWhenRead = async () => {
+    while (pssRead) await pssRead;
+    process.send!({ stats: { ...watch.stop(), peakRssMiB: peakRss / 2 ** 20, peakTotalRssMiB: peakTotalRss / 2 ** 20, peak, threads: cpuSince(cpuBefore) } });
+    watch = watchEventLoop();
+  };
   process.send!({ url: running.url, tenants });
 }
 
