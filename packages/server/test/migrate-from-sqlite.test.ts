@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { SearchIndex } from "@parley/core";
-import { createPool, createPostgresSearchIndex, createPostgresStorage } from "@parley/postgres";
-import { createSqliteSearchIndex, createSqliteStorage, openDatabase } from "@parley/sqlite";
+import { createPool, createPostgresSearchIndex, createPostgresStorage, createPostgresUploadStore } from "@parley/postgres";
+import { createSqliteSearchIndex, createSqliteStorage, createSqliteUploadStore, openDatabase } from "@parley/sqlite";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/runtime/config.js";
@@ -29,6 +29,9 @@ afterAll(async () => {
   await context?.cleanup();
 });
 
+/** A file still waiting for its ingestion, over two parts of the SQLite upload store. */
+const PENDING_UPLOAD = Buffer.from(Array.from({ length: 700 * 1024 }, (_, index) => index % 253));
+
 /** A SQLite deployment with a bit of everything: keys, chatbots, a conversation with NUL in it, a webhook, knowledge. */
 async function seedSqlite(path: string) {
   const runtime = openParley(loadConfig({ ...context.env, PARLEY_DB: path }));
@@ -53,6 +56,7 @@ async function seedSqlite(path: string) {
     // A model reply that cites the knowledge: its sources travel with it.
     const cited = await runtime.parley.chat({ user }, bot.id, { message: "How do I descale the kettle?", session_id: "cited" });
     if (cited.sources.length === 0) throw new Error("the seed reply should cite a document");
+    await createSqliteUploadStore(runtime.database).save({ id: "pending-upload", chatbotId: bot.id, name: "manual.pdf", content: PENDING_UPLOAD, at: 1 });
     return { user, key, bot };
   } finally {
     runtime.close();
@@ -92,6 +96,9 @@ describe("parley migrate --from", () => {
       const texts = async (side: { search: SearchIndex }) => (await side.search.keywordSearch(bot.id, "descale kettle warranty", 5)).map((hit) => [hit.source, hit.text]);
       expect(await texts(after)).toEqual(await texts(before));
       expect(await after.search.embeddingSpace(bot.id)).toEqual(await before.search.embeddingSpace(bot.id));
+      // An upload kept in parts on SQLite arrives whole.
+      const moved = await createPostgresUploadStore(pool).read("pending-upload");
+      expect(moved === null ? null : Buffer.compare(Buffer.from(moved), PENDING_UPLOAD)).toBe(0);
     } finally {
       database.close();
     }

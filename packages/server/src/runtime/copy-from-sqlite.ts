@@ -85,6 +85,13 @@ async function copyTable(source: Database, client: pg.PoolClient, copy: TableCop
 interface ChunkRow { source: string; title: string; body: string; embedding: Buffer | null }
 interface CatalogRow { id: string; source: string; title: string; type: string; bytes: number; created_at: number; updated_at: number }
 
+/** Uploads SQLite keeps in parts (its migration 013) arrive whole: PostgreSQL keeps a file in one row. */
+async function copyUploadParts(source: Database, client: pg.PoolClient): Promise<void> {
+  const uploads = source.prepare("SELECT id FROM uploads WHERE parts IS NOT NULL ORDER BY rowid").pluck().all() as string[];
+  const parts = source.prepare("SELECT bytes FROM upload_parts WHERE upload_id = ? ORDER BY part").pluck();
+  for (const id of uploads) await client.query("UPDATE uploads SET content = $1 WHERE id = $2", [Buffer.concat(parts.all(id) as Buffer[]), id]);
+}
+
 /**
  * Copies each key's read state. A read position is a message's seq, which PostgreSQL numbers
  * afresh, so it travels as the message id and becomes that message's new seq.
@@ -144,6 +151,7 @@ export async function copyFromSqlite(path: string, pool: pg.Pool, searchIndex: S
       await client.query("BEGIN");
       for (const copy of TABLES) copied[copy.table] = await copyTable(source, client, copy);
       copied.conversation_reads = await copyReads(source, client);
+      await copyUploadParts(source, client);
       await client.query("COMMIT");
     } catch (error) {
       await client.query("ROLLBACK").catch(() => {});

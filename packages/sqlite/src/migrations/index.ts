@@ -11,6 +11,7 @@ import { ingestionSharesSchema } from "./009-ingestion-shares.js";
 import { uploadsSchema } from "./010-uploads.js";
 import { agentsSchema } from "./011-agents.js";
 import { widgetSchema } from "./012-widget.js";
+import { uploadPartsSchema } from "./013-upload-parts.js";
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   uploadsSchema,
   agentsSchema,
   widgetSchema,
+  uploadPartsSchema,
 ];
