@@ -2,7 +2,7 @@ import type { Migration } from "./migration.js";
 
 /**
  * Uploads stored in parts (docs/design.md §17, "Uploads in the database"): one `INSERT` of a whole file
- * held the event loop for as long as SQLite took to write it (88 ms for 4 MB, measured), so a
+ * held the event loop for as long as SQLite took to write it (88 ms for 5.5 MiB, measured), so a
  * file is now written one part at a time, each part its own short transaction. The `uploads`
  * row is written last, with the number of parts: until it exists the parts belong to no upload,
  * so a crash half-way leaves nothing an ingestion could read (and the next save sweeps such
