@@ -44,8 +44,11 @@ export function createVisitorTokens(masterKey: Uint8Array | (() => Uint8Array)):
       if (typeof token !== "string" || token.length > MAX_TOKEN_CHARS) return null;
       const parts = token.split(".");
       if (parts.length !== 3 || parts[0] !== VERSION) return null;
-      const given = Buffer.from(parts[2]!, "base64url");
-      const expected = mac(`${parts[0]}.${parts[1]}`);
+      // The MAC's text is compared, not its decoded bytes: base64url decoding ignores the last
+      // character's spare bits and skips stray characters, so several texts decode to one MAC,
+      // and a token altered in its last character would still pass.
+      const given = Buffer.from(parts[2]!, "utf8");
+      const expected = Buffer.from(mac(`${parts[0]}.${parts[1]}`).toString("base64url"), "utf8");
       // Same length first (timingSafeEqual demands it); the length of a MAC is no secret.
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
       let payload: unknown;
