@@ -35,6 +35,34 @@ describe("startWalCheckpointer", () => {
     expect(database.prepare("SELECT count(*) FROM notes").pluck().get()).toBe(1_510);
   });
 
+  it("starts the WAL over under a steady stream of commits, which go on while the worker copies", async () => {
+    const database = track(openDatabase({ path: freshPath() }));
+    database.exec("CREATE TABLE notes (text TEXT)");
+    const checkpointer = startWalCheckpointer(database, { intervalMs: ONLY_WHEN_ASKED });
+    try {
+      const framesSeen: number[] = [];
+      for (let round = 0; round < 5; round++) {
+        // Commits keep coming, a turn of the event loop apart, until the round is over.
+        let over = false;
+        const result = checkpointer.checkpointNow().finally(() => (over = true));
+        do {
+          writePages(database, 5);
+          await new Promise((resolve) => setImmediate(resolve));
+        } while (!over);
+        const { frames, backfilled } = await result;
+        expect(backfilled).toBe(frames);
+        framesSeen.push(frames);
+      }
+      // Each round after the first began on a WAL started over by the first commit after the round
+      // before: it holds that round's commits only, never every commit so far (the first round
+      // waits for the worker to start, so its commits are many).
+      for (const frames of framesSeen.slice(1)) expect(frames).toBeLessThan(framesSeen[0]!);
+      expect(framesSeen[0]).toBeGreaterThan(0);
+    } finally {
+      await checkpointer.stop();
+    }
+  });
+
   it("gives the checkpoints back to the database's own connection when it stops", async () => {
     const database = track(openDatabase({ path: freshPath() }));
     const checkpointer = startWalCheckpointer(database, { intervalMs: ONLY_WHEN_ASKED });

@@ -12,22 +12,26 @@ export interface CheckpointResult {
 }
 
 export interface WalCheckpointer {
-  /** Checkpoints now (PASSIVE) on the worker's connection. */
+  /**
+   * One round now: a PASSIVE checkpoint on the worker's connection, then one on the database's
+   * own for the frames committed meanwhile. What the second found (every frame backfilled,
+   * unless a reader of another connection holds an older snapshot).
+   */
   checkpointNow(): Promise<CheckpointResult>;
   /** Ends the worker and gives checkpoints back to the database's own connection. */
   stop(): Promise<void>;
 }
 
 export interface WalCheckpointerOptions {
-  /** Milliseconds between checkpoints (250: about as often as SQLite's 1,000 pages under a busy chat load). */
+  /** Milliseconds between rounds (250: about as often as SQLite's 1,000 pages under a busy chat load). */
   intervalMs?: number;
   /** Told when the worker fails; checkpoints then go back to `database` itself. */
   onError?: (error: Error) => void;
 }
 
 // The worker: its own connection to the file, a PASSIVE checkpoint (never waits for, nor blocks,
-// a writer or a reader) every interval and on request. Evaluated from this string, so a bundled
-// server needs no separate file for it.
+// a writer or a reader) on request. Evaluated from this string, so a bundled server needs no
+// separate file for it.
 const WORKER = `
 const { parentPort, workerData } = require("node:worker_threads");
 // SQLite's errors cross to the parent as a bare { code }: pass their message on as a plain Error.
@@ -47,11 +51,9 @@ const checkpoint = () => {
     throw failed(error);
   }
 };
-const timer = setInterval(checkpoint, workerData.intervalMs);
 parentPort.on("message", (message) => {
   if (message === "checkpoint") parentPort.postMessage(checkpoint());
   if (message === "stop") {
-    clearInterval(timer);
     database.close();
     parentPort.close();
   }
@@ -63,12 +65,18 @@ parentPort.on("message", (message) => {
  * that commits: every ~1,000 pages one commit also copies them into the database file and waits
  * for two `fsync`s, which stalls every request of the server for that long (3–17 ms for 4 MB on
  * a virtual disk). Here `database` stops checkpointing (`wal_autocheckpoint = 0`) and a worker
- * thread does it on a connection of its own (docs/operations.md, "The database"). Durability is unchanged: a commit is in the WAL before it returns, whoever checkpoints.
- * Stopping, or a worker that fails, gives the checkpoints back to `database`.
+ * thread copies the frames on a connection of its own (docs/operations.md, "The database").
+ *
+ * The worker alone would let the WAL grow without end under a steady load: SQLite starts the WAL
+ * over only at a commit that finds every frame copied, and the server commits while the worker
+ * copies. So each round ends on `database` itself with a second PASSIVE checkpoint of the few
+ * frames committed during the worker's (a millisecond or two), and the next commit starts the
+ * WAL over. Durability is unchanged: a commit is in the WAL before it returns, whoever
+ * checkpoints. Stopping, or a worker that fails, gives the checkpoints back to `database`.
  */
 export function startWalCheckpointer(database: Database, options: WalCheckpointerOptions = {}): WalCheckpointer {
   const driver = createRequire(import.meta.url).resolve("better-sqlite3");
-  const worker = new Worker(WORKER, { eval: true, workerData: { path: database.name, driver, intervalMs: options.intervalMs ?? 250 } });
+  const worker = new Worker(WORKER, { eval: true, workerData: { path: database.name, driver } });
   worker.unref();
   database.pragma("wal_autocheckpoint = 0");
   let running = true;
@@ -76,6 +84,7 @@ export function startWalCheckpointer(database: Database, options: WalCheckpointe
   const giveBack = (error: Error) => {
     if (!running) return;
     running = false;
+    clearInterval(timer);
     if (database.open) database.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
     for (const request of waiting.splice(0)) request.reject(error);
   };
@@ -85,15 +94,39 @@ export function startWalCheckpointer(database: Database, options: WalCheckpointe
     options.onError?.(error);
   });
   worker.on("exit", () => giveBack(new Error("The checkpointer has stopped.")));
+
+  const onWorker = () =>
+    new Promise<CheckpointResult>((resolve, reject) => {
+      if (!running) return reject(new Error("The checkpointer has stopped."));
+      waiting.push({ resolve, reject });
+      worker.postMessage("checkpoint");
+    });
+  const round = async (): Promise<CheckpointResult> => {
+    const copied = await onWorker();
+    if (!database.open) return copied;
+    try {
+      const [row] = database.pragma("wal_checkpoint(PASSIVE)") as { log: number; checkpointed: number }[];
+      return { frames: row!.log, backfilled: row!.checkpointed };
+    } catch {
+      // SQLITE_BUSY: another process's connection is checkpointing this file; the next round finishes.
+      return copied;
+    }
+  };
+  let inRound: Promise<CheckpointResult> | undefined;
+  const checkpointNow = () =>
+    (inRound ??= round().finally(() => {
+      inRound = undefined;
+    }));
+  const timer = setInterval(() => {
+    // A failed round has already said so (onError) and given the checkpoints back.
+    if (running && inRound === undefined) checkpointNow().catch(() => {});
+  }, options.intervalMs ?? 250);
+  timer.unref();
   return {
-    checkpointNow: () =>
-      new Promise((resolve, reject) => {
-        if (!running) return reject(new Error("The checkpointer has stopped."));
-        waiting.push({ resolve, reject });
-        worker.postMessage("checkpoint");
-      }),
+    checkpointNow,
     async stop() {
       if (!running) return;
+      clearInterval(timer);
       const exited = new Promise((resolve) => worker.once("exit", resolve));
       // Held by the process until it has closed its connection (unreferenced, it would not be waited for).
       worker.ref();
