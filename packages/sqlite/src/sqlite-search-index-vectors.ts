@@ -46,9 +46,9 @@ export function createVectorCache(database: Database) {
   };
 
   return {
-    /** Ids of the `wanted` chunks with the best partial dot product with `query`, unordered. */
-    candidates(bot: number, state: VectorState, query: Float32Array, wanted: number): number[] {
-      return candidateIds(refresh(bot, state), query, wanted);
+    /** Ids of the `wanted` chunks with the best partial dot product with `query`, narrowed to `keep` for a sparse query (`candidateIds`); unordered. */
+    candidates(bot: number, state: VectorState, query: Float32Array, wanted: number, keep: number): number[] {
+      return candidateIds(refresh(bot, state), query, wanted, keep);
     },
   };
 }
