@@ -16,7 +16,8 @@
 // --check (exit 1 when the list or chat route's share of bare node:http in this run — bare's
 // server CPU per request ÷ the route's — falls more than 20 % below the share recorded in
 // http-bench-ratios.json; connections and chunks default to the recorded run's), --record (write
-// this run's shares to that file).
+// this run's shares to that file), --node-args="FLAGS" (more flags for the server's node, e.g.
+// "--max-semi-space-size=8", to compare V8 settings).
 import autocannon, { type Request, type Result } from "autocannon";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -46,6 +47,7 @@ const { values: flags } = parseArgs({
     tsx: { type: "boolean", default: false },
     check: { type: "boolean", default: false },
     record: { type: "boolean", default: false },
+    "node-args": { type: "string" },
   },
 });
 const MODE = flags.built ? "built" : flags.tsx ? "tsx" : "bundle";
@@ -184,7 +186,7 @@ async function main(): Promise<void> {
 
     const bundle = MODE === "tsx" ? undefined : await buildServer();
     if (bundle !== undefined) folders.push(bundle.folder);
-    const profile = [...(flags.profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${flags.profile}`]), ...(flags.perf ? ["--perf-basic-prof"] : [])];
+    const profile = [...(flags["node-args"]?.split(" ").filter((flag) => flag !== "") ?? []), ...(flags.profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${flags.profile}`]), ...(flags.perf ? ["--perf-basic-prof"] : [])];
     const accessLog = readAccessLog();
     const started = performance.now();
     const server = await startChild({
