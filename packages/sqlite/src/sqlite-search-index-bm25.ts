@@ -1,5 +1,5 @@
 import type { Database, Statement } from "better-sqlite3";
-import { growRows, push, readVarints, topK, type Postings, type PostingTable, type ScoredRow } from "./sqlite-search-index-postings.js";
+import { findRow, growRows, kthLargestInPlace, push, readVarints, topK, type Postings, type PostingTable, type ScoredRow } from "./sqlite-search-index-postings.js";
 
 /** Bytes of in-process postings kept across chatbots; the least recently searched are dropped first. */
 const CACHE_BYTES = 256 * 2 ** 20;
@@ -18,7 +18,8 @@ const B = 0.75;
  * terms are exactly FTS5's tokens) and scored term-at-a-time with FTS5's bm25: the same k1, b,
  * IDF floor, weighted frequency, row size (FTS5's _docsize) and FTS5's own stored totals for N
  * and the average length. FTS5 computes bm25 for every row matching any word through its C API
- * per row; this touches each posting once with a multiply-add. A term's postings are read from
+ * per row; this touches each posting at most once with a multiply-add (the common terms of a
+ * long query only for the rows that can still win: `bestOfPruned`). A term's postings are read from
  * FTS5 the first time a query needs them (about the cost of one FTS5 query on that word); the
  * rows' sizes when the chatbot is first searched. The copy follows the chatbot's `generation`:
  * deleted rows are masked (found by range counts), new rows appended (their text tokenized by a
@@ -109,7 +110,7 @@ export function createPostingCache(database: Database, options: { titleWeight: n
 
   const emptyTable = (generation: number): PostingTable => ({
     generation, terms: new Map(), ids: new Float64Array(0), sizes: new Float64Array(0), norms: new Float64Array(0),
-    count: 0, deleted: 0, rows: new Map(), lastId: 0, totalRows: 0, totalTokens: 0, bytes: 0,
+    minNorm: Infinity, count: 0, deleted: 0, rows: new Map(), lastId: 0, totalRows: 0, totalTokens: 0, bytes: 0,
     stamps: new Uint32Array(0), scores: new Float64Array(0), touched: new Int32Array(0), stamp: 0,
   });
 
@@ -121,6 +122,7 @@ export function createPostingCache(database: Database, options: { titleWeight: n
       let freq = postings.freqs[postings.length - 1]!;
       for (let instance = 0; instance < count; instance++) freq += weight;
       postings.freqs[postings.length - 1] = freq;
+      if (freq > postings.max) postings.max = freq;
       return;
     }
     let freq = 0;
@@ -149,7 +151,7 @@ export function createPostingCache(database: Database, options: { titleWeight: n
   const postingsOf = (table: PostingTable, ftsTable: string, term: string): Postings => {
     let postings = table.terms.get(term);
     if (postings !== undefined) return postings;
-    postings = { rows: new Int32Array(16), freqs: new Float64Array(16), length: 0 };
+    postings = { rows: new Int32Array(16), freqs: new Float64Array(16), length: 0, max: 0 };
     // Instances ordered by rowid, then column and offset; both arrays built in the same pass.
     const instances = statementsFor(ftsTable).term.get(term)!;
     const docs = JSON.parse(instances.docs) as number[];
@@ -234,7 +236,12 @@ export function createPostingCache(database: Database, options: { titleWeight: n
     table.totalRows = totals[0] ?? 0;
     table.totalTokens = (totals[1] ?? 0) + (totals[2] ?? 0);
     const average = table.totalTokens / table.totalRows;
-    for (let row = 0; row < table.count; row++) table.norms[row] = K1 * (1 - B + (B * table.sizes[row]!) / average);
+    table.minNorm = Infinity;
+    for (let row = 0; row < table.count; row++) {
+      const norm = K1 * (1 - B + (B * table.sizes[row]!) / average);
+      table.norms[row] = norm;
+      if (table.sizes[row]! >= 0 && norm < table.minNorm) table.minNorm = norm;
+    }
     return table;
   };
 
@@ -299,39 +306,141 @@ export function createPostingCache(database: Database, options: { titleWeight: n
       const table = refresh(key, ftsTable, generation);
       if (table === null) return null;
       if (table.totalRows === 0) return [];
-      if (++table.stamp === 0xffffffff) {
-        table.stamps.fill(0);
-        table.stamp = 1;
-      }
-      const { stamps, scores, norms, sizes, stamp, touched } = table;
-      let touchedCount = 0;
+      // Each query term with its IDF and the highest score it can add to a row, in query order.
+      const scored: ScoredTerm[] = [];
+      let postingCount = 0;
       for (const term of terms) {
-        const { rows, freqs, length } = postingsOf(table, ftsTable, term!);
-        let hits = length;
+        const postings = postingsOf(table, ftsTable, term!);
+        let hits = postings.length;
         if (table.deleted > 0) {
           hits = 0;
-          for (let index = 0; index < length; index++) if (sizes[rows[index]!]! >= 0) hits++;
+          for (let index = 0; index < postings.length; index++) if (table.sizes[postings.rows[index]!]! >= 0) hits++;
         }
         if (hits === 0) continue;
         let idf = Math.log((table.totalRows - hits + 0.5) / (hits + 0.5));
         if (idf <= 0) idf = 1e-6;
-        const masked = table.deleted > 0; // else no row is deleted: one array fewer to read per posting
-        for (let index = 0; index < length; index++) {
-          const row = rows[index]!;
-          if (masked && sizes[row]! < 0) continue;
-          const freq = freqs[index]!;
-          const score = idf * ((freq * (K1 + 1.0)) / (freq + norms[row]!));
-          if (stamps[row] !== stamp) {
-            stamps[row] = stamp;
-            scores[row] = 0 + score;
-            touched[touchedCount++] = row;
-          } else {
-            scores[row]! += score;
-          }
-        }
+        scored.push({ postings, idf, upper: (idf * (postings.max * (K1 + 1.0))) / (postings.max + table.minNorm) });
+        postingCount += postings.length;
       }
+      const found = (scored.length > 1 && postingCount >= PRUNED_FROM_POSTINGS ? bestOfPruned(table, scored, k) : null) ?? everyPosting(table, scored);
       evict(key);
-      return topK(touched.subarray(0, touchedCount), scores, table.ids, k);
+      return topK(found, table.scores, table.ids, k);
     },
   };
 }
+
+/** A query term as scored: its postings, FTS5's IDF, and the most it can add to a row's score. */
+interface ScoredTerm {
+  postings: Postings;
+  idf: number;
+  upper: number;
+}
+
+/** Queries with fewer postings in all are scored posting by posting: pruning would not pay. */
+const PRUNED_FROM_POSTINGS = 4_096;
+/** Relative slack on the bounds, far above the rounding of sums taken in another order. */
+const SLACK = 1e-9;
+
+/** A fresh stamp for a search: rows whose stamp differs hold no score of it. */
+function nextStamp(table: PostingTable): number {
+  if (++table.stamp === 0xffffffff) {
+    table.stamps.fill(0);
+    table.stamp = 1;
+  }
+  return table.stamp;
+}
+
+/** Adds a term's score to each live row of its postings, in `table.scores`; returns the new count of touched rows. */
+function accumulate(table: PostingTable, term: ScoredTerm, stamp: number, touchedCount: number): number {
+  const { stamps, scores, norms, sizes, touched } = table;
+  const { rows, freqs, length } = term.postings;
+  const { idf } = term;
+  const masked = table.deleted > 0; // else no row is deleted: one array fewer to read per posting
+  for (let index = 0; index < length; index++) {
+    const row = rows[index]!;
+    if (masked && sizes[row]! < 0) continue;
+    const freq = freqs[index]!;
+    const score = idf * ((freq * (K1 + 1.0)) / (freq + norms[row]!));
+    if (stamps[row] !== stamp) {
+      stamps[row] = stamp;
+      scores[row] = 0 + score;
+      touched[touchedCount++] = row;
+    } else {
+      scores[row]! += score;
+    }
+  }
+  return touchedCount;
+}
+
+/** Every row any term matches, with FTS5's bm25 in `table.scores`: each term's postings in query order, as FTS5 sums them. */
+function everyPosting(table: PostingTable, terms: ScoredTerm[]): Int32Array {
+  const stamp = nextStamp(table);
+  let touchedCount = 0;
+  for (const term of terms) touchedCount = accumulate(table, term, stamp, touchedCount);
+  return table.touched.subarray(0, touchedCount);
+}
+
+/**
+ * The rows that can be among the `k` best, with FTS5's exact bm25 in `table.scores`, reading
+ * the common terms' postings only for them (MaxScore): terms are read in the order of the most
+ * they can add, until what the unread ones could add together is below the k-th best score so
+ * far. A row none of the read terms matched then cannot reach the k best, and a matched row only
+ * if its score plus that sum can; those few get the unread terms' frequencies by binary search,
+ * and their scores are summed again in query order, so that they equal FTS5's to the last bit
+ * (ties included). Null when the common terms are not cheap enough to leave unread.
+ */
+function bestOfPruned(table: PostingTable, terms: ScoredTerm[], k: number): Int32Array | null {
+  const order = terms.map((_, index) => index).sort((a, b) => terms[b]!.upper - terms[a]!.upper);
+  // After reading the first `read` terms of `order`: the most the others can add, and their postings.
+  const unreadUpper = new Float64Array(order.length + 1);
+  const unreadPostings = new Float64Array(order.length + 1);
+  for (let index = order.length - 1; index >= 0; index--) {
+    const term = terms[order[index]!]!;
+    unreadUpper[index] = unreadUpper[index + 1]! + term.upper;
+    unreadPostings[index] = unreadPostings[index + 1]! + term.postings.length;
+  }
+  const stamp = nextStamp(table);
+  const { scores, touched } = table;
+  let touchedCount = 0;
+  for (let read = 0; read < order.length; read++) {
+    if (touchedCount >= k) {
+      const threshold = kthLargestInPlace(scoresOf(scores, touched, touchedCount), k);
+      if (unreadUpper[read]! < threshold * (1 - SLACK)) {
+        const cut = threshold * (1 - SLACK) - unreadUpper[read]!;
+        let count = 0;
+        for (let index = 0; index < touchedCount; index++) if (scores[touched[index]!]! >= cut) count++;
+        // A candidate costs a binary search per term, about as much as reading ~16 postings each;
+        // when that is more than the unread postings, the next term is read instead.
+        if (count * terms.length * 16 <= unreadPostings[read]!) {
+          const candidates = new Int32Array(count);
+          for (let index = 0, next = 0; index < touchedCount; index++) if (scores[touched[index]!]! >= cut) candidates[next++] = touched[index]!;
+          return exactScores(table, terms, candidates);
+        }
+      }
+    }
+    touchedCount = accumulate(table, terms[order[read]!]!, stamp, touchedCount);
+  }
+  return null; // every term was read: nothing was saved, and the sums were taken in another order
+}
+
+/** FTS5's bm25 of each of `rows` into `table.scores`, the terms' scores summed in query order as FTS5 sums them. */
+function exactScores(table: PostingTable, terms: ScoredTerm[], rows: Int32Array): Int32Array {
+  const { scores, norms } = table;
+  for (const row of rows) {
+    let score = 0;
+    for (const term of terms) {
+      const at = findRow(term.postings, row);
+      if (at < 0) continue;
+      const freq = term.postings.freqs[at]!;
+      score += term.idf * ((freq * (K1 + 1.0)) / (freq + norms[row]!));
+    }
+    scores[row] = score;
+  }
+  return rows;
+}
+
+const scoresOf = (scores: Float64Array, touched: Int32Array, count: number): Float64Array => {
+  const values = new Float64Array(count);
+  for (let index = 0; index < count; index++) values[index] = scores[touched[index]!]!;
+  return values;
+};

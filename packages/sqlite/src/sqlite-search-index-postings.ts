@@ -4,9 +4,12 @@
 
 /** One term's postings: row indexes into the table's row arrays and the weighted term frequency. */
 export interface Postings {
+  /** Ascending: rows are numbered in id order, and new ones are appended after. */
   rows: Int32Array;
   freqs: Float64Array;
   length: number;
+  /** The largest frequency (frequencies only grow, or are added). */
+  max: number;
 }
 
 /** One chatbot's FTS5 index as postings, scored in process with FTS5's exact bm25. */
@@ -18,6 +21,8 @@ export interface PostingTable {
   sizes: Float64Array;
   /** k1 * (1 - b + b * D / avgdl) per row, as FTS5 computes it. */
   norms: Float64Array;
+  /** The smallest of `norms` over live rows, for a term's highest possible score. */
+  minNorm: number;
   count: number;
   deleted: number;
   rows: Map<number, number>;
@@ -74,6 +79,47 @@ export function push(postings: Postings, row: number, freq: number): void {
   }
   postings.rows[postings.length] = row;
   postings.freqs[postings.length++] = freq;
+  if (freq > postings.max) postings.max = freq;
+}
+
+/** The index of `row` in the postings (binary search), or -1. */
+export function findRow(postings: Postings, row: number): number {
+  const { rows } = postings;
+  let low = 0;
+  let high = postings.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const found = rows[middle]!;
+    if (found === row) return middle;
+    if (found < row) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
+}
+
+/** The k-th largest of `values` (1-based; quickselect, which reorders `values`). */
+export function kthLargestInPlace(work: Float64Array, k: number): number {
+  let low = 0;
+  let high = work.length - 1;
+  const target = k - 1;
+  while (low < high) {
+    const pivot = work[(low + high) >> 1]!;
+    let left = low;
+    let right = high;
+    while (left <= right) {
+      while (work[left]! > pivot) left++;
+      while (work[right]! < pivot) right--;
+      if (left <= right) {
+        const swap = work[left]!;
+        work[left++] = work[right]!;
+        work[right--] = swap;
+      }
+    }
+    if (target <= right) high = right;
+    else if (target >= left) low = left;
+    else break;
+  }
+  return work[target]!;
 }
 
 export function growRows(table: PostingTable, needed: number): void {
