@@ -13,9 +13,9 @@ export interface CheckpointResult {
 
 export interface WalCheckpointer {
   /**
-   * One round now: a PASSIVE checkpoint on the worker's connection, then one on the database's
-   * own for the frames committed meanwhile. What the second found (every frame backfilled,
-   * unless a reader of another connection holds an older snapshot).
+   * One round now: PASSIVE checkpoints on the worker's connection until one copies little, then
+   * one on the database's own for the frames committed meanwhile. What the last found (every
+   * frame backfilled, unless a reader of another connection holds an older snapshot).
    */
   checkpointNow(): Promise<CheckpointResult>;
   /** Ends the worker and gives checkpoints back to the database's own connection. */
@@ -51,8 +51,21 @@ const checkpoint = () => {
     throw failed(error);
   }
 };
+// Passes until one copies at most SETTLED frames (or the WAL started over), so that what is left
+// for the server's own connection is what was committed during a short pass.
+const SETTLED = 256;
+const settle = () => {
+  let last = checkpoint();
+  for (let pass = 0; pass < 4; pass++) {
+    const next = checkpoint();
+    const copied = next.frames < last.frames ? next.backfilled : next.backfilled - last.backfilled;
+    last = next;
+    if (copied <= SETTLED) break;
+  }
+  return last;
+};
 parentPort.on("message", (message) => {
-  if (message === "checkpoint") parentPort.postMessage(checkpoint());
+  if (message === "checkpoint") parentPort.postMessage(settle());
   if (message === "stop") {
     database.close();
     parentPort.close();
@@ -69,9 +82,10 @@ parentPort.on("message", (message) => {
  *
  * The worker alone would let the WAL grow without end under a steady load: SQLite starts the WAL
  * over only at a commit that finds every frame copied, and the server commits while the worker
- * copies. So each round ends on `database` itself with a second PASSIVE checkpoint of the few
- * frames committed during the worker's (a millisecond or two), and the next commit starts the
- * WAL over. Durability is unchanged: a commit is in the WAL before it returns, whoever
+ * copies. So the worker repeats its PASSIVE checkpoint until a pass copies at most 256 frames
+ * (at most five passes), and each round ends on `database` itself with one more, of the few
+ * frames committed during the worker's last pass (a millisecond or two), after which the next
+ * commit starts the WAL over. Durability is unchanged: a commit is in the WAL before it returns, whoever
  * checkpoints. Stopping, or a worker that fails, gives the checkpoints back to `database`.
  */
 export function startWalCheckpointer(database: Database, options: WalCheckpointerOptions = {}): WalCheckpointer {
