@@ -17,7 +17,8 @@
 // server CPU per request ÷ the route's — falls more than 20 % below the share recorded in
 // http-bench-ratios.json; connections and chunks default to the recorded run's), --record (write
 // this run's shares to that file), --node-args="FLAGS" (more flags for the server's node, e.g.
-// "--max-semi-space-size=8", to compare V8 settings).
+// "--max-semi-space-size=8", to compare V8 settings), --warmup S (3: seconds of load on each route
+// before its measured run).
 import autocannon, { type Request, type Result } from "autocannon";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -48,6 +49,7 @@ const { values: flags } = parseArgs({
     check: { type: "boolean", default: false },
     record: { type: "boolean", default: false },
     "node-args": { type: "string" },
+    warmup: { type: "string", default: "3" },
   },
 });
 const MODE = flags.built ? "built" : flags.tsx ? "tsx" : "bundle";
@@ -56,7 +58,7 @@ if (recorded !== undefined) refuseUnlikeRecorded(recorded);
 const DURATION = Number(flags.duration);
 const CONNECTIONS = Number(flags.connections ?? recorded?.connections ?? 10);
 const CHUNKS = Number(flags.chunks ?? recorded?.chunks ?? 10_000);
-const WARMUP_SECONDS = 3;
+const WARMUP_SECONDS = Number(flags.warmup);
 const KEYS = 20_000;
 /** High enough that neither limit nor the quota refuses a benchmark request (each is said in the output). */
 const LIMITS = { keyRateLimit: 1_000_000, conversationRateLimit: 1_000_000, monthlyMessages: 1_000_000_000 };
