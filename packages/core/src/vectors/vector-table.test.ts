@@ -26,6 +26,38 @@ const exactBest = (ids: number[], vectors: Float32Array[], query: Float32Array, 
     .slice(0, k)
     .map(({ id }) => id);
 
+describe("candidateIds' first pass", () => {
+  it("breaks ties by row order: of many rows scoring alike, the first ones", () => {
+    const held = createVectorTable({ generation: 1, epoch: 1, dimensions: 8 }, false);
+    const same = Float32Array.from([1, 0.5, 0, 0, 0, 0, 0, 0]);
+    // 300 rows alike, then 30 better ones, then 300 more alike: 100 wanted are the 30 and the first 70.
+    for (let id = 1; id <= 300; id++) appendVector(held, id, same);
+    for (let id = 301; id <= 330; id++) appendVector(held, id, Float32Array.from([1, 0.5, 0.4, 0, 0, 0, 0, 0]));
+    for (let id = 331; id <= 630; id++) appendVector(held, id, same);
+    const query = Float32Array.from([1, 0.5, 1, 0, 0, 0, 0, 0]);
+    const expected = [...Array.from({ length: 70 }, (_, index) => index + 1), ...Array.from({ length: 30 }, (_, index) => 301 + index)];
+    expect(candidateIds(held, query, 100).sort((a, b) => a - b)).toEqual(expected);
+  });
+
+  it("breaks ties by row order among the rows above the sampled cut-off too", () => {
+    const held = createVectorTable({ generation: 1, epoch: 1, dimensions: 8 }, false);
+    const level = (third: number) => Float32Array.from([1, 0.5, third, 0, 0, 0, 0, 0]);
+    // Every 17th row of the first 850 is one of 50 best, every 17th + 1 one of 200 alike, the rest worse:
+    // 250 rows exceed the sample's cut-off, and 100 are wanted: the 50 best and the first 50 alike.
+    const best: number[] = [];
+    const alike: number[] = [];
+    for (let id = 1; id <= 4_250; id++) {
+      const kind = id <= 850 && id % 17 === 0 ? "best" : (id <= 3_400 && id % 17 === 1) ? "alike" : "worse";
+      if (kind === "best") best.push(id);
+      if (kind === "alike") alike.push(id);
+      appendVector(held, id, level(kind === "best" ? 0.8 : kind === "alike" ? 0.4 : 0));
+    }
+    expect([best.length, alike.length]).toEqual([50, 200]);
+    const found = candidateIds(held, level(1), 100).sort((a, b) => a - b);
+    expect(found).toEqual([...best, ...alike.slice(0, 50)].sort((a, b) => a - b));
+  });
+});
+
 describe("candidateIds' second pass", () => {
   it("narrows a sparse query's candidates to `keep` that hold the exact best of them", () => {
     const random = seededRandom(3);

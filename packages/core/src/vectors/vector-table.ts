@@ -276,9 +276,9 @@ const SAMPLE_ROWS = 4096;
 
 /**
  * The rows of the `wanted` highest scores among the first `count` (ties broken by row order),
- * without sorting them all: a threshold from an evenly spaced sample that about three times
- * `wanted` rows exceed, then an exact choice among those; the full selection only when the
- * sample misjudged.
+ * unordered, without sorting them all: a threshold from an evenly spaced sample that about three
+ * times `wanted` rows exceed, then an exact choice among those by selection; the full selection
+ * only when the sample misjudged.
  */
 function bestRows(scores: Float32Array, count: number, wanted: number): number[] {
   const step = Math.max(1, Math.floor(count / SAMPLE_ROWS));
@@ -289,11 +289,19 @@ function bestRows(scores: Float32Array, count: number, wanted: number): number[]
   let threshold = kthLargest(sample, Math.min(sample.length, 1 + Math.ceil((3 * wanted * sample.length) / count)));
   let above = rowsAbove(scores, count, threshold);
   if (above.length < wanted) {
-    threshold = kthLargest(scores.subarray(0, count), wanted);
+    threshold = kthLargest(scores.slice(0, count), wanted);
     above = rowsAbove(scores, count, threshold);
   }
-  above.sort((a, b) => scores[b]! - scores[a]! || a - b);
-  if (above.length >= wanted) return above.slice(0, wanted);
+  if (above.length > wanted) {
+    // The wanted best of those: every row above the wanted-th best score, then rows at it in row order.
+    const cut = kthLargest(Float32Array.from(above, (row) => scores[row]!), wanted);
+    const best = above.filter((row) => scores[row]! > cut);
+    for (const row of above) {
+      if (best.length === wanted) break;
+      if (scores[row] === cut) best.push(row);
+    }
+    return best;
+  }
   for (let row = 0; row < count && above.length < wanted; row++) if (scores[row] === threshold) above.push(row);
   return above;
 }
@@ -304,9 +312,8 @@ function rowsAbove(scores: Float32Array, count: number, threshold: number): numb
   return rows;
 }
 
-/** The k-th largest value (quickselect on a copy). */
-function kthLargest(values: Float32Array, k: number): number {
-  const work = Float32Array.from(values);
+/** The k-th largest value (1-based; quickselect, which reorders `work`). */
+function kthLargest(work: Float32Array, k: number): number {
   let low = 0;
   let high = work.length - 1;
   const target = k - 1;
