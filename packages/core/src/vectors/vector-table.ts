@@ -252,10 +252,11 @@ export function nearestByCosine(table: VectorTable, query: Float32Array, k: numb
 function firstPass(table: VectorTable, query: Float32Array): FirstPass {
   let total = 0;
   const nonZero: number[] = [];
-  query.forEach((value, dimension) => {
+  for (let dimension = 0; dimension < query.length; dimension++) {
+    const value = query[dimension]!;
     total += value * value;
     if (value !== 0) nonZero.push(dimension);
-  });
+  }
   nonZero.sort((a, b) => Math.abs(query[b]!) - Math.abs(query[a]!) || a - b);
   const probes: number[] = [];
   let energy = 0;
