@@ -1,5 +1,6 @@
 import type { Database, Statement } from "better-sqlite3";
-import { findRow, growRows, kthLargestInPlace, push, readVarints, topK, type Postings, type PostingTable, type ScoredRow } from "./sqlite-search-index-postings.js";
+import { kthLargest } from "@parley/core/vectors";
+import { findRow, growRows, push, readVarints, topK, type Postings, type PostingTable, type ScoredRow } from "./sqlite-search-index-postings.js";
 
 /** Bytes of in-process postings kept across chatbots; the least recently searched are dropped first. */
 const CACHE_BYTES = 256 * 2 ** 20;
@@ -404,7 +405,7 @@ function bestOfPruned(table: PostingTable, terms: ScoredTerm[], k: number): Int3
   let touchedCount = 0;
   for (let read = 0; read < order.length; read++) {
     if (touchedCount >= k) {
-      const threshold = kthLargestInPlace(scoresOf(scores, touched, touchedCount), k);
+      const threshold = kthLargest(scoresOf(scores, touched, touchedCount), k);
       if (unreadUpper[read]! < threshold * (1 - SLACK)) {
         const cut = threshold * (1 - SLACK) - unreadUpper[read]!;
         let count = 0;

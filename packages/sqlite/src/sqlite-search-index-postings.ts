@@ -97,31 +97,6 @@ export function findRow(postings: Postings, row: number): number {
   return -1;
 }
 
-/** The k-th largest of `values` (1-based; quickselect, which reorders `values`). */
-export function kthLargestInPlace(work: Float64Array, k: number): number {
-  let low = 0;
-  let high = work.length - 1;
-  const target = k - 1;
-  while (low < high) {
-    const pivot = work[(low + high) >> 1]!;
-    let left = low;
-    let right = high;
-    while (left <= right) {
-      while (work[left]! > pivot) left++;
-      while (work[right]! < pivot) right--;
-      if (left <= right) {
-        const swap = work[left]!;
-        work[left++] = work[right]!;
-        work[right--] = swap;
-      }
-    }
-    if (target <= right) high = right;
-    else if (target >= left) low = left;
-    else break;
-  }
-  return work[target]!;
-}
-
 export function growRows(table: PostingTable, needed: number): void {
   if (needed <= table.ids.length) return;
   const capacity = Math.max(needed, table.ids.length * 2, 256);

@@ -7,6 +7,7 @@ export {
   cosineSimilarity,
   createVectorTable,
   createVectorTables,
+  kthLargest,
   nearestByCosine,
   refreshKind,
   removeMissing,

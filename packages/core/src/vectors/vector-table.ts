@@ -313,8 +313,8 @@ function rowsAbove(scores: Float32Array, count: number, threshold: number): numb
   return rows;
 }
 
-/** The k-th largest value (1-based; quickselect, which reorders `work`). */
-function kthLargest(work: Float32Array, k: number): number {
+/** The k-th largest value (1-based; quickselect, which reorders `work`). Also the keyword arm's (SQLite's MaxScore). */
+export function kthLargest(work: Float32Array | Float64Array, k: number): number {
   let low = 0;
   let high = work.length - 1;
   const target = k - 1;
