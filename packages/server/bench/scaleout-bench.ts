@@ -3,7 +3,7 @@
 // The fake OpenAI answers at once; the chatbot has no documents, so a chat is the storage,
 // limiter and HTTP path (the search index only finds the chatbot has no chunks). On PostgreSQL
 // Storage and the search index share the server (in-process vectors where it has no pgvector). Engines: PARLEY_TEST_DATABASE_URL and PARLEY_TEST_REDIS_URL (defaults: the
-// machine's 127.0.0.1 servers). Options: --duration S (10), --connections N (12), --skip sqlite,profile, --waits (what PostgreSQL's backends wait for during each run). After the
+// machine's 127.0.0.1 servers). Options: --duration S (10), --connections N (12), --warmup S (3), --skip sqlite,profile, --waits (what PostgreSQL's backends wait for during each run). After the
 // throughput table, each chat statement's share of PostgreSQL's CPU (chat-statement-cpu.ts).
 import autocannon, { type Request, type Result } from "autocannon";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -21,7 +21,7 @@ import { sampleWaits } from "./wait-events.js";
 import { startChild, type Child } from "./processes.js";
 
 const { values: flags } = parseArgs({
-  options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "12" }, skip: { type: "string", default: "" }, waits: { type: "boolean", default: false } },
+  options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "12" }, skip: { type: "string", default: "" }, warmup: { type: "string", default: "3" }, waits: { type: "boolean", default: false } },
 });
 /** Parts left out of this run (`--skip sqlite,profile`), for quicker A/B runs of the PostgreSQL rows. */
 const SKIP = new Set(flags.skip.split(",").filter(Boolean));
@@ -109,7 +109,7 @@ function machineCpu(watched: Watched): { servers: number; redis: number; generat
 async function measure(name: string, urls: string[], keys: string[], chatbotId: string, watched: Watched, database?: pg.Pool): Promise<string[]> {
   const rows: string[] = [];
   for (const route of ["list", "chat"] as const) {
-    await drive(urls, route, keys, chatbotId, 3); // warm-up
+    await drive(urls, route, keys, chatbotId, Number(flags.warmup)); // warm-up (each process compiles its hot code itself)
     const before = database === undefined ? undefined : await backendCpu(database);
     const waits = flags.waits && database !== undefined ? sampleWaits(database) : undefined;
     const machineBefore = machineCpu(watched);
@@ -152,7 +152,7 @@ const storageUrl = process.env.PARLEY_TEST_DATABASE_URL?.trim() || "postgres://p
 const redisUrl = process.env.PARLEY_TEST_REDIS_URL?.trim() || "redis://127.0.0.1:6379";
 say(`# Parley scale-out throughput\nmachine: ${cpus()[0]?.model.trim()}, ${cpus().length} cores, Node ${process.version}`);
 say(`load average before: ${loadavg().map((value) => value.toFixed(2)).join(" ")} (the machine is shared: other work running meanwhile shows here)`);
-say(`load: autocannon, ${CONNECTIONS} connections in all (split evenly over the processes), ${DURATION} s after 3 s of warm-up, ${KEYS} keys, limits raised to refuse nothing`);
+say(`load: autocannon, ${CONNECTIONS} connections in all (split evenly over the processes), ${DURATION} s after ${flags.warmup} s of warm-up, ${KEYS} keys, limits raised to refuse nothing`);
 say("CPU ms/request: PostgreSQL's backends of the run's database; the server processes (all threads); Redis; their sum; the load generator (this process, autocannon)");
 say("\n| engines | route | req/s | p50 ms | p99 ms | non-2xx | PostgreSQL | servers | Redis | sum | load generator |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 const folder = mkdtempSync(join(tmpdir(), "parley-scaleout-bench-"));
