@@ -27,6 +27,25 @@ async function seed(storage: Storage) {
   return { user, chatbot, input };
 }
 
+/** Every statement a pool sends from now on, through `pool.query` and through clients it lends (BEGIN and COMMIT included). */
+function countStatements(pool: pg.Pool) {
+  const statements: string[] = [];
+  const text = (query: unknown) => String(typeof query === "object" && query !== null && "text" in query ? (query as { text: string }).text : query);
+  const { query, connect } = pool;
+  pool.query = ((...args: unknown[]) => (statements.push(text(args[0])), (query as (...a: unknown[]) => unknown).apply(pool, args))) as typeof pool.query;
+  // pool.query lends itself a client through connect(callback): counted above already.
+  pool.connect = ((...args: unknown[]) => (args.length > 0 ? (connect as (...a: unknown[]) => unknown).apply(pool, args) : lend())) as typeof pool.connect;
+  const lend = async () => {
+    const client = await (connect as () => Promise<pg.PoolClient>).apply(pool);
+    const clientQuery = client.query;
+    client.query = ((...args: unknown[]) => (statements.push(text(args[0])), (clientQuery as (...a: unknown[]) => unknown).apply(client, args))) as typeof client.query;
+    const release = client.release;
+    client.release = ((...args: Parameters<typeof release>) => ((client.query = clientQuery), release.apply(client, args))) as typeof client.release;
+    return client;
+  };
+  return { statements, restore: () => ((pool.query = query), (pool.connect = connect)) };
+}
+
 if (testDatabaseUrl === undefined) {
   skipWithoutPostgres("PostgreSQL storage across pools (as across processes)");
 } else {
@@ -82,6 +101,61 @@ if (testDatabaseUrl === undefined) {
         expect(ids).toHaveLength(30);
       } finally {
         await close();
+      }
+    });
+
+    it("fanning out from three pools at once marks every event once, and only those a subscription wants get deliveries", async () => {
+      await truncateStorage(shared());
+      const { stores, close } = await storages(3);
+      try {
+        const subscribed = await seed(stores[0]!);
+        const unsubscribed = await seed(stores[0]!);
+        await stores[0]!.createWebhookSubscription({ id: randomUUID(), userId: subscribed.user.id, url: "http://127.0.0.1:9/", chatbotId: null, eventTypes: [], signingKeyId: "k", publicOnly: false, createdAt: START });
+        // Interleaved in the outbox: a pass meets both kinds in one batch.
+        const wantedIds: string[] = [];
+        for (let index = 0; index < 40; index += 1) {
+          const { user, input } = index % 2 === 0 ? subscribed : unsubscribed;
+          const id = randomUUID();
+          if (user === subscribed.user) wantedIds.push(id);
+          await stores[0]!.acceptUserMessage(input({ monthlyLimit: 100, sessionId: `s${index}`, at: START + index, events: ({ conversation }) => [
+            { id, type: "message.received", userId: user.id, chatbotId: conversation.chatbotId, createdAt: START + index, data: {} } as never,
+          ] }));
+        }
+        const totals = { events: 0, deliveries: 0 };
+        // Each pool fans out in batches of 7 until it finds nothing, all three side by side.
+        await Promise.all(stores.map(async (storage) => {
+          for (;;) {
+            const { events, deliveries } = await storage.fanOutOutboxEvents({ limit: 7, at: START + SECOND, newId: () => randomUUID() });
+            totals.events += events;
+            totals.deliveries += deliveries;
+            if (events === 0) return;
+          }
+        }));
+        expect(totals).toEqual({ events: 40, deliveries: 20 });
+        expect((await shared().query("SELECT seq FROM outbox_events WHERE dispatched_at IS NULL")).rows).toEqual([]);
+        const deliveries = await stores[1]!.listDeliveries({ limit: 100 });
+        expect(deliveries.map((delivery) => delivery.eventId).sort()).toEqual([...wantedIds].sort());
+      } finally {
+        await close();
+      }
+    });
+
+    it("a fan-out of events no subscription wants is one statement, without BEGIN and COMMIT", async () => {
+      await truncateStorage(shared());
+      const storage = createPostgresStorage({ pool: shared() });
+      const { input } = await seed(storage);
+      for (let index = 0; index < 3; index += 1) {
+        await storage.acceptUserMessage(input({ monthlyLimit: 100, sessionId: `s${index}`, at: START + index, events: ({ conversation }) => [
+          { id: randomUUID(), type: "message.received", userId: input().userId, chatbotId: conversation.chatbotId, createdAt: START + index, data: {} } as never,
+          { id: randomUUID(), type: "message.received", userId: input().userId, chatbotId: conversation.chatbotId, createdAt: START + index, data: {} } as never,
+        ] }));
+      }
+      const sent = countStatements(shared());
+      try {
+        expect(await storage.fanOutOutboxEvents({ limit: 100, at: START + SECOND, newId: () => randomUUID() })).toEqual({ events: 6, deliveries: 0 });
+        expect(sent.statements).toHaveLength(1);
+      } finally {
+        sent.restore();
       }
     });
 

@@ -26,6 +26,24 @@ export const WEBHOOK_SQL = preparedStatements("webhook", {
       ORDER BY s.created_at, s.seq
     ) AS subscriptions`,
 
+  // The waiting events no subscription wants, marked dispatched in one statement outside a
+  // transaction, since they have no deliveries to write with their mark: the oldest $1 waiting
+  // (SKIP LOCKED, as undispatchedEvents), of which those without a matching subscription (as
+  // dispatchEvent matches them, from the same snapshot) are marked. The others stay waiting for
+  // the fan-out's transaction. `picked` counts the events taken, `marked` those marked.
+  dispatchUnwantedEvents: `WITH picked AS (
+      SELECT seq, user_id, chatbot_id, type, created_at FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
+    ), unwanted AS (
+      SELECT p.seq FROM picked AS p WHERE NOT EXISTS (
+        SELECT 1 FROM webhook_subscriptions AS s
+        WHERE s.user_id = p.user_id AND s.created_at <= p.created_at AND (s.chatbot_id IS NULL OR s.chatbot_id = p.chatbot_id)
+          AND (s.event_types = '[]' OR s.event_types::jsonb ? p.type)
+      )
+    ), marked AS (
+      UPDATE outbox_events SET dispatched_at = $2 WHERE seq = ANY (ARRAY(SELECT seq FROM unwanted)) AND dispatched_at IS NULL RETURNING seq
+    )
+    SELECT (SELECT count(*) FROM picked)::int AS picked, (SELECT count(*) FROM marked)::int AS marked`,
+
   // Due deliveries, most overdue first, at most $3 of each subscription, leaving out those a
   // claim already tried ($5): the candidates of one round of a claim.
   dueDeliveries: `WITH due AS (

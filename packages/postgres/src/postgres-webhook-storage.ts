@@ -74,6 +74,23 @@ export function createPostgresWebhookStorage(pool: pg.Pool): WebhookStorage {
   // the earlier call gets the most overdue work. Other processes still claim side by side
   // (SKIP LOCKED); this only orders the calls that meet in one process.
   const inTurn = createTurns();
+
+  /** Fans out up to `limit` waiting events, each marked with its deliveries in one transaction. */
+  function fanOutInTransaction(limit: number, at: number, newId: () => string): Promise<{ events: number; deliveries: number }> {
+    return inTransaction(pool, async (client) => {
+      const events = (await client.query<OutboxEventRow & { seq: number }>(SQL.undispatchedEvents, [limit])).rows;
+      let deliveries = 0;
+      for (const event of events) {
+        // Marked and matched in one statement: each statement an event costs PostgreSQL CPU (docs/scaling.md).
+        const { subscriptions } = (await client.query<{ subscriptions: string[] }>(SQL.dispatchEvent, [at, event.seq])).rows[0]!;
+        for (const subscription of subscriptions) {
+          deliveries += (await client.query(SQL.insertDelivery, [newId(), subscription, event.id, event.type, at])).rowCount ?? 0;
+        }
+      }
+      return { events: events.length, deliveries };
+    });
+  }
+
   return {
     async createWebhookSubscription(subscription) {
       await pool.query(SQL.insertSubscription, columnValues(postgresRows.webhookSubscriptionToRow(subscription), SUBSCRIPTION_COLUMNS));
@@ -91,18 +108,16 @@ export function createPostgresWebhookStorage(pool: pg.Pool): WebhookStorage {
     },
 
     async fanOutOutboxEvents({ limit, at, newId }) {
-      return inTurn(() => inTransaction(pool, async (client) => {
-        const events = (await client.query<OutboxEventRow & { seq: number }>(SQL.undispatchedEvents, [limit])).rows;
-        let deliveries = 0;
-        for (const event of events) {
-          // Marked and matched in one statement: each statement an event costs PostgreSQL CPU (docs/scaling.md).
-          const { subscriptions } = (await client.query<{ subscriptions: string[] }>(SQL.dispatchEvent, [at, event.seq])).rows[0]!;
-          for (const subscription of subscriptions) {
-            deliveries += (await client.query(SQL.insertDelivery, [newId(), subscription, event.id, event.type, at])).rowCount ?? 0;
-          }
-        }
-        return { events: events.length, deliveries };
-      }));
+      return inTurn(async () => {
+        // Most events go to no subscription (every chat writes two, webhooks or not): those are
+        // marked in one statement, without BEGIN and COMMIT, at each pass of every process's
+        // dispatcher. Only events that have deliveries to write take the transaction below.
+        if (limit <= 0) return { events: 0, deliveries: 0 };
+        const { picked, marked } = (await pool.query<{ picked: number; marked: number }>(SQL.dispatchUnwantedEvents, [limit, at])).rows[0]!;
+        if (picked === marked) return { events: marked, deliveries: 0 };
+        const wanted = await fanOutInTransaction(limit - marked, at, newId);
+        return { events: marked + wanted.events, deliveries: wanted.deliveries };
+      });
     },
     async claimDueDeliveries(input) {
       if (input.limit <= 0) return [];

@@ -3,10 +3,10 @@
 // The fake OpenAI answers at once; the chatbot has no documents, so a chat is the storage,
 // limiter and HTTP path (the search index only finds the chatbot has no chunks). On PostgreSQL
 // Storage and the search index share the server (in-process vectors where it has no pgvector). Engines: PARLEY_TEST_DATABASE_URL and PARLEY_TEST_REDIS_URL (defaults: the
-// machine's 127.0.0.1 servers). Options: --duration S (10), --connections N (12). After the
+// machine's 127.0.0.1 servers). Options: --duration S (10), --connections N (12), --warmup S (3), --skip sqlite,profile, --waits (what PostgreSQL's backends wait for during each run). After the
 // throughput table, each chat statement's share of PostgreSQL's CPU (chat-statement-cpu.ts).
 import autocannon, { type Request, type Result } from "autocannon";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,9 +17,14 @@ import { loadConfig } from "../src/runtime/config.js";
 import { openParley } from "../src/runtime/open-parley.js";
 import { startCluster } from "../test/scaleout/scaleout-cluster.js";
 import { chatStatementCpu } from "./chat-statement-cpu.js";
+import { sampleWaits } from "./wait-events.js";
 import { startChild, type Child } from "./processes.js";
 
-const { values: flags } = parseArgs({ options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "12" } } });
+const { values: flags } = parseArgs({
+  options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "12" }, skip: { type: "string", default: "" }, warmup: { type: "string", default: "3" }, waits: { type: "boolean", default: false } },
+});
+/** Parts left out of this run (`--skip sqlite,profile`), for quicker A/B runs of the PostgreSQL rows. */
+const SKIP = new Set(flags.skip.split(",").filter(Boolean));
 const DURATION = Number(flags.duration);
 const CONNECTIONS = Number(flags.connections);
 const KEYS = 300;
@@ -74,35 +79,82 @@ async function backendCpu(pool: pg.Pool): Promise<Map<number, number>> {
   return seconds;
 }
 
-async function measure(name: string, urls: string[], keys: string[], chatbotId: string, database?: pg.Pool): Promise<string[]> {
+/** CPU seconds a process has used so far, all its threads (/proc/<pid>/task/<tid>/schedstat); 0 once it has ended. */
+function processCpu(pid: number): number {
+  let nanoseconds = 0;
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) nanoseconds += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+  } catch {
+    // It ended meanwhile.
+  }
+  return nanoseconds / 1e9;
+}
+
+/** The processes whose CPU a run's table shows, besides PostgreSQL's backends: the servers, Redis, this load generator. */
+interface Watched {
+  servers: number[];
+  redis?: number;
+}
+
+/** CPU seconds used so far by the servers, Redis (shared with other work, if any) and this process. */
+function machineCpu(watched: Watched): { servers: number; redis: number; generator: number } {
+  const { user, system } = process.cpuUsage();
+  return {
+    servers: watched.servers.reduce((sum, pid) => sum + processCpu(pid), 0),
+    redis: watched.redis === undefined ? 0 : processCpu(watched.redis),
+    generator: (user + system) / 1e6,
+  };
+}
+
+async function measure(name: string, urls: string[], keys: string[], chatbotId: string, watched: Watched, database?: pg.Pool): Promise<string[]> {
   const rows: string[] = [];
   for (const route of ["list", "chat"] as const) {
-    await drive(urls, route, keys, chatbotId, 3); // warm-up
+    await drive(urls, route, keys, chatbotId, Number(flags.warmup)); // warm-up (each process compiles its hot code itself)
     const before = database === undefined ? undefined : await backendCpu(database);
+    const waits = flags.waits && database !== undefined ? sampleWaits(database) : undefined;
+    const machineBefore = machineCpu(watched);
     const results = await drive(urls, route, keys, chatbotId, DURATION);
+    const machineAfter = machineCpu(watched);
+    const waited = (await waits?.stop()) ?? [];
     const after = database === undefined ? undefined : await backendCpu(database);
     const total = results.reduce((sum, result) => sum + result.requests.total, 0);
     const non2xx = results.reduce((sum, result) => sum + result.non2xx + result.errors, 0);
     const p50 = Math.max(...results.map((result) => result.latency.p50));
     const p99 = Math.max(...results.map((result) => result.latency.p99));
-    let cpu = "";
-    if (before !== undefined && after !== undefined) {
-      let seconds = 0;
-      for (const [pid, used] of after) seconds += used - (before.get(pid) ?? 0);
-      cpu = `${((seconds * 1000) / Math.max(1, total)).toFixed(2)}`;
-    }
-    rows.push(`| ${name} | ${route} | ${Math.round(total / DURATION)} | ${p50} | ${p99} | ${non2xx} | ${cpu} |`);
+    const perRequest = (seconds: number) => ((seconds * 1000) / Math.max(1, total)).toFixed(2);
+    let postgres = 0;
+    if (before !== undefined && after !== undefined) for (const [pid, used] of after) postgres += used - (before.get(pid) ?? 0);
+    const servers = machineAfter.servers - machineBefore.servers;
+    const redis = machineAfter.redis - machineBefore.redis;
+    const generator = machineAfter.generator - machineBefore.generator;
+    const cpu = [database === undefined ? "" : perRequest(postgres), perRequest(servers), watched.redis === undefined ? "" : perRequest(redis), perRequest(postgres + servers + redis), perRequest(generator)];
+    rows.push(`| ${name} | ${route} | ${Math.round(total / DURATION)} | ${p50} | ${p99} | ${non2xx} | ${cpu.join(" | ")} |`);
     say(rows.at(-1));
+    for (const line of waited) say(`    ${line}`);
   }
   return rows;
+}
+
+/** The Redis server's pid when it runs on this machine (INFO server), so its CPU can be read. */
+async function redisProcessId(url: string): Promise<number | undefined> {
+  const { connectRedis } = await import("@parley/redis");
+  const redis = await connectRedis(url);
+  try {
+    const info = await redis.client.info("server");
+    const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+    return Number.isInteger(pid) && readdirSync("/proc").includes(String(pid)) ? pid : undefined;
+  } finally {
+    await redis.close();
+  }
 }
 
 const storageUrl = process.env.PARLEY_TEST_DATABASE_URL?.trim() || "postgres://postgres@127.0.0.1:5432/test";
 const redisUrl = process.env.PARLEY_TEST_REDIS_URL?.trim() || "redis://127.0.0.1:6379";
 say(`# Parley scale-out throughput\nmachine: ${cpus()[0]?.model.trim()}, ${cpus().length} cores, Node ${process.version}`);
 say(`load average before: ${loadavg().map((value) => value.toFixed(2)).join(" ")} (the machine is shared: other work running meanwhile shows here)`);
-say(`load: autocannon, ${CONNECTIONS} connections in all (split evenly over the processes), ${DURATION} s after 3 s of warm-up, ${KEYS} keys, limits raised to refuse nothing`);
-say("\n| engines | route | req/s | p50 ms | p99 ms | non-2xx | PostgreSQL CPU ms/request |\n|---|---|---:|---:|---:|---:|---:|");
+say(`load: autocannon, ${CONNECTIONS} connections in all (split evenly over the processes), ${DURATION} s after ${flags.warmup} s of warm-up, ${KEYS} keys, limits raised to refuse nothing`);
+say("CPU ms/request: PostgreSQL's backends of the run's database; the server processes (all threads); Redis; their sum; the load generator (this process, autocannon)");
+say("\n| engines | route | req/s | p50 ms | p99 ms | non-2xx | PostgreSQL | servers | Redis | sum | load generator |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 const folder = mkdtempSync(join(tmpdir(), "parley-scaleout-bench-"));
 const children: Child[] = [];
 try {
@@ -120,15 +172,19 @@ try {
   const sqlite = openParley(loadConfig(env));
   const seeded = await seed(sqlite.parley);
   sqlite.close();
+  if (!SKIP.has("sqlite")) {
   const server = await startChild({ nodeArgs: TSX, script: join(BENCH, "serve-from-source.ts"), args: ["serve", "--port", "0"], env, cwd: ROOT, ready: /listening on (http:\/\/[\d.:]+)/, stdout: "ignore" });
   children.push(server.child);
-  await measure("SQLite, 1 process", [server.match], seeded.keys, seeded.chatbotId);
+  await measure("SQLite, 1 process", [server.match], seeded.keys, seeded.chatbotId, { servers: [server.child.process.pid!] });
   await server.child.stop();
+  }
+  const redisPid = await redisProcessId(redisUrl);
   for (const size of [1, 3]) {
     const cluster = await startCluster({ size, databaseUrl: storageUrl, redisUrl, env });
     try {
       const { keys, chatbotId } = await seed(cluster.seeder.parley);
-      await measure(`PostgreSQL + Redis, ${size} process${size > 1 ? "es" : ""}`, cluster.members.map((member) => member.url), keys, chatbotId, cluster.storagePool);
+      const watched = { servers: cluster.members.map((member) => member.child.pid!), redis: redisPid };
+      await measure(`PostgreSQL + Redis, ${size} process${size > 1 ? "es" : ""}`, cluster.members.map((member) => member.url), keys, chatbotId, watched, cluster.storagePool);
     } finally {
       await cluster.stop();
     }
@@ -136,7 +192,7 @@ try {
   say(`\nload average after the throughput runs: ${loadavg().map((value) => value.toFixed(2)).join(" ")}`);
   // Where PostgreSQL's CPU goes in a chat: each statement's backend CPU, chats sent one at a time
   // on one connection, for this benchmark's chatbot (no documents) and for one with 20.
-  for (const documents of [0, 20]) {
+  for (const documents of SKIP.has("profile") ? [] : [0, 20]) {
     say();
     for (const line of await chatStatementCpu({ databaseUrl: storageUrl, env, chats: 300, documents })) say(line);
   }
