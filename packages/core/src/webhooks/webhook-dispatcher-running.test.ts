@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Storage } from "../ports/storage.js";
+import { setup } from "../../test/harness.js";
 import { bodyOf, receiversClosedAfterEach, setupWebhooks } from "../../test/webhook-harness.js";
 
 const newReceiver = receiversClosedAfterEach();
@@ -84,4 +85,57 @@ describe("webhook dispatcher, started", () => {
       await dispatcher.stop();
     }
   }, 20_000); // the 15 s wait only guards against a hang; under load the deliveries take longer than 5 s
+
+  it("while no subscription wants the events, lets committed events wait 250 ms for the next pass; with webhooks flowing, 20 ms", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      const context = await setup();
+      let passes = 0;
+      const counted: Storage = {
+        ...context.storage,
+        fanOutOutboxEvents: async (input) => {
+          passes++;
+          return context.storage.fanOutOutboxEvents(input);
+        },
+      };
+      const ok = async () => new Response(null, { status: 204 });
+      const dispatcher = context.parley.createWebhookDispatcher({ storage: counted, fetch: ok, pollIntervalMs: 60_000 });
+      const send = (message: string) => context.parley.chat(context.caller, context.chatbot.id, { message, session_id: "visitor-1" });
+      dispatcher.start();
+      try {
+        await vi.advanceTimersByTimeAsync(0);
+        expect(passes).toBe(1); // the start's pass: no subscription, nothing due
+
+        // Events no one subscribed to: fanned out by a pass 20 ms later, after which the next
+        // events wait for the quiet gap.
+        await send("hello");
+        await vi.advanceTimersByTimeAsync(25);
+        expect(passes).toBe(2);
+        await send("hello again");
+        await vi.advanceTimersByTimeAsync(200);
+        expect(passes).toBe(2);
+        await vi.advanceTimersByTimeAsync(60);
+        expect(passes).toBe(3);
+
+        // A subscription: the next pass, after the quiet gap, makes deliveries (and the freed slots
+        // one more pass); from then on a committed event's pass follows within 20 ms.
+        await context.parley.admin.createWebhookSubscription({ userId: context.user.id, url: "https://receiver.example/hooks" });
+        await send("again");
+        await vi.advanceTimersByTimeAsync(200);
+        expect(passes).toBe(3);
+        await vi.advanceTimersByTimeAsync(60);
+        expect(passes).toBeGreaterThanOrEqual(4);
+        expect((await context.storage.listDeliveries({ limit: 10 })).length).toBeGreaterThan(0);
+        await vi.advanceTimersByTimeAsync(1_000);
+        const before = passes;
+        await send("and again");
+        await vi.advanceTimersByTimeAsync(25);
+        expect(passes).toBeGreaterThan(before);
+      } finally {
+        await dispatcher.stop();
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

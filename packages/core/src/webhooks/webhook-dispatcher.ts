@@ -10,6 +10,12 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-schedule.js";
 
 /** Least time between the starts of two passes that committed events ask for (see `onEvent`). */
 const EVENT_PASS_GAP_MS = 20;
+/**
+ * The same while the last events fanned out were wanted by no subscription (and the last claim
+ * found nothing due): committed events then wait this long for the next pass, so a server whose
+ * events no one subscribed to does four passes a second, not fifty.
+ */
+const QUIET_EVENT_PASS_GAP_MS = 250;
 
 /** docs/design.md §5: a 2xx within 10 s is a delivery. */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
@@ -97,11 +103,15 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   let lastPassAt = -Infinity;
   let passing: Promise<Promise<AttemptReport>[]> | undefined;
   let again = false;
+  /** The last events fanned out made no delivery, and the last claim found nothing (see QUIET_EVENT_PASS_GAP_MS). */
+  let quiet = false;
 
+  /** Fans out every waiting event. */
   async function fanOut(): Promise<void> {
     for (;;) {
-      const { events } = await options.storage.fanOutOutboxEvents({ limit: batchSize, at: clock.now(), newId: () => ids.uuid() });
-      if (events < batchSize) return;
+      const done = await options.storage.fanOutOutboxEvents({ limit: batchSize, at: clock.now(), newId: () => ids.uuid() });
+      if (done.events > 0) quiet = done.deliveries === 0;
+      if (done.events < batchSize) return;
     }
   }
 
@@ -119,6 +129,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       skipSubscriptionIds: [...busySubscriptions.keys()],
       leaseUntil: now + millisToMicros(leaseMs),
     });
+    if (claimed.length > 0) quiet = false;
     return claimed.map((delivery) => {
       const subscriptionId = delivery.subscription.id;
       busySubscriptions.set(subscriptionId, (busySubscriptions.get(subscriptionId) ?? 0) + 1);
@@ -185,12 +196,15 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
    * A committed event: a pass at once, or, when one began less than EVENT_PASS_GAP_MS ago, when
    * that gap is over. Under a stream of chats (three events each) the passes, each a write
    * transaction or two, then run a few dozen times a second instead of once or more per chat;
-   * a webhook leaves at most that gap later. An already armed timer that fires by then stays.
+   * a webhook leaves at most that gap later. While the events fanned out last were wanted by no
+   * subscription, the gap is QUIET_EVENT_PASS_GAP_MS: the first webhook after such a spell (a new
+   * subscription, an event type subscribed to but rare) leaves at most that later.
+   * An already armed timer that fires by then stays.
    */
   function onEvent(): void {
     if (!running) return;
     const now = performance.now();
-    const at = Math.max(now, lastPassAt + EVENT_PASS_GAP_MS);
+    const at = Math.max(now, lastPassAt + (quiet ? QUIET_EVENT_PASS_GAP_MS : EVENT_PASS_GAP_MS));
     if (timerDueAt !== undefined && timerDueAt <= at) return;
     schedule(at - now);
   }
