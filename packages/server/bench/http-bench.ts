@@ -15,8 +15,8 @@
 // generated support knowledge base),
 // --check (exit 1 when the list or chat route's share of bare node:http in this run — bare's
 // server CPU per request ÷ the route's — falls more than 20 % below the share recorded in
-// http-bench-ratios.json; connections and chunks default to the recorded run's), --record (write
-// this run's shares to that file), --node-args="FLAGS" (more flags for the server's node, e.g.
+// http-bench-ratios.json for this machine's processor model; connections and chunks default to the
+// recorded run's), --record (write this run's shares as this processor's record), --node-args="FLAGS" (more flags for the server's node, e.g.
 // "--max-semi-space-size=8", to compare V8 settings), --warmup S (3: seconds of load on each route
 // before its measured run).
 import autocannon, { type Request, type Result } from "autocannon";
@@ -27,7 +27,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { buildServer } from "./build-server.js";
 import { question, seededRandom } from "./corpus.js";
-import { checkRatios, ratiosOf, readRecorded, RECORDED_FILE, recordRatios, type Recorded } from "./http-bench-ratios.js";
+import { checkRatios, processorModel, ratiosOf, readRecorded, RECORDED_FILE, recordRatios, type Recorded } from "./http-bench-ratios.js";
 import { cpuSeconds, memoryMiB, startChild, type Child } from "./processes.js";
 import { machineLine, markdownTable, report, verdict, type Measured, type Target } from "./report.js";
 import { beirCorpus, seedDatabase } from "./seed.js";
@@ -54,6 +54,10 @@ const { values: flags } = parseArgs({
 });
 const MODE = flags.built ? "built" : flags.tsx ? "tsx" : "bundle";
 const recorded: Recorded | undefined = flags.check ? readRecorded() : undefined;
+if (flags.check && recorded === undefined) {
+  process.stderr.write(`bench:http --check: nothing is recorded for this processor (${processorModel()}); take a quiet run with --record first.\n`);
+  process.exit(2);
+}
 if (recorded !== undefined) refuseUnlikeRecorded(recorded);
 const DURATION = Number(flags.duration);
 const CONNECTIONS = Number(flags.connections ?? recorded?.connections ?? 10);
