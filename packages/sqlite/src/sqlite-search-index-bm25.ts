@@ -386,9 +386,10 @@ function everyPosting(table: PostingTable, terms: ScoredTerm[]): Int32Array {
  * the common terms' postings only for them (MaxScore): terms are read in the order of the most
  * they can add, until what the unread ones could add together is below the k-th best score so
  * far. A row none of the read terms matched then cannot reach the k best, and a matched row only
- * if its score plus that sum can; those few get the unread terms' frequencies by binary search,
- * and their scores are summed again in query order, so that they equal FTS5's to the last bit
- * (ties included). Null when the common terms are not cheap enough to leave unread.
+ * if its score plus that sum can; those few get every term's frequency by binary search, and
+ * their scores are summed again in query order, as the plain path (`everyPosting`) and FTS5 sum
+ * them, so that ties rank the same. Null when the common terms are not cheap enough to leave
+ * unread.
  */
 function bestOfPruned(table: PostingTable, terms: ScoredTerm[], k: number): Int32Array | null {
   const order = terms.map((_, index) => index).sort((a, b) => terms[b]!.upper - terms[a]!.upper);

@@ -96,8 +96,9 @@ parentPort.on("message", (message) => {
  * itself with one more PASSIVE checkpoint, of the frames committed during the worker's last
  * pass, after which the next commit starts the WAL over. That last step copies and syncs on the
  * event loop, so it waits until the WAL is long: under a steady load the file then stays at
- * about that length and is written over, and a lighter load lets the WAL start over by itself. Durability is unchanged: a commit is in the WAL before it returns, whoever
- * checkpoints. Stopping, or a worker that fails, gives the checkpoints back to `database`.
+ * about that length and is written over, and a lighter load lets the WAL start over by itself.
+ * Durability is unchanged: a commit is in the WAL before it returns, whoever checkpoints.
+ * Stopping, or a worker that fails, gives the checkpoints back to `database`.
  */
 export function startWalCheckpointer(database: Database, options: WalCheckpointerOptions = {}): WalCheckpointer {
   const driver = createRequire(import.meta.url).resolve("better-sqlite3");
