@@ -3,6 +3,14 @@ import { preparedStatements } from "./postgres-prepared.js";
 
 // The SQL of webhook subscriptions and deliveries on PostgreSQL; every value is a parameter.
 
+/**
+ * Whether subscription `s` wants the outbox event `event` (an alias): the event's user's, made
+ * before the event, for its chatbot or every one, for its type or every one. One text for both
+ * fan-out statements, so that what one marks unwanted the other would not have delivered.
+ */
+const wants = (event: string) => `s.user_id = ${event}.user_id AND s.created_at <= ${event}.created_at
+        AND (s.chatbot_id IS NULL OR s.chatbot_id = ${event}.chatbot_id) AND (s.event_types = '[]' OR s.event_types::jsonb ? ${event}.type)`;
+
 export const WEBHOOK_SQL = preparedStatements("webhook", {
   insertSubscription: `INSERT INTO webhook_subscriptions (${SUBSCRIPTION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
   getSubscription: `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE id = $1`,
@@ -20,25 +28,18 @@ export const WEBHOOK_SQL = preparedStatements("webhook", {
   // the event, narrowed by chatbot and event type, oldest first. One statement an event.
   dispatchEvent: `UPDATE outbox_events AS e SET dispatched_at = $1 WHERE seq = $2
     RETURNING ARRAY(
-      SELECT s.id FROM webhook_subscriptions AS s
-      WHERE s.user_id = e.user_id AND s.created_at <= e.created_at AND (s.chatbot_id IS NULL OR s.chatbot_id = e.chatbot_id)
-        AND (s.event_types = '[]' OR s.event_types::jsonb ? e.type)
-      ORDER BY s.created_at, s.seq
+      SELECT s.id FROM webhook_subscriptions AS s WHERE ${wants("e")} ORDER BY s.created_at, s.seq
     ) AS subscriptions`,
 
   // The waiting events no subscription wants, marked dispatched in one statement outside a
   // transaction, since they have no deliveries to write with their mark: the oldest $1 waiting
-  // (SKIP LOCKED, as undispatchedEvents), of which those without a matching subscription (as
-  // dispatchEvent matches them, from the same snapshot) are marked. The others stay waiting for
+  // (SKIP LOCKED, as undispatchedEvents), of which those without a matching subscription (`wants`,
+  // as dispatchEvent matches them, from the same snapshot) are marked. The others stay waiting for
   // the fan-out's transaction. `picked` counts the events taken, `marked` those marked.
   dispatchUnwantedEvents: `WITH picked AS (
       SELECT seq, user_id, chatbot_id, type, created_at FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
     ), unwanted AS (
-      SELECT p.seq FROM picked AS p WHERE NOT EXISTS (
-        SELECT 1 FROM webhook_subscriptions AS s
-        WHERE s.user_id = p.user_id AND s.created_at <= p.created_at AND (s.chatbot_id IS NULL OR s.chatbot_id = p.chatbot_id)
-          AND (s.event_types = '[]' OR s.event_types::jsonb ? p.type)
-      )
+      SELECT p.seq FROM picked AS p WHERE NOT EXISTS (SELECT 1 FROM webhook_subscriptions AS s WHERE ${wants("p")})
     ), marked AS (
       UPDATE outbox_events SET dispatched_at = $2 WHERE seq = ANY (ARRAY(SELECT seq FROM unwanted)) AND dispatched_at IS NULL RETURNING seq
     )

@@ -76,7 +76,8 @@ export async function startServer(options: {
     ({ chatbots, words }) => log({ event: "search_warmed_up", chatbots, words }),
     (error: unknown) => log({ level: "error", event: "search_warm_up_failed", error: error instanceof Error ? error.message.split("\n")[0] : String(error) }),
   );
-  // SQLite's checkpoints (a copy and two fsyncs every ~1,000 pages) leave the event loop.
+  // SQLite's checkpoints (a copy and two fsyncs every ~1,000 pages) leave the event loop, but for
+  // a short last step once the WAL is 64 MB long (wal-checkpointer.ts).
   const stopMaintenance = options.runtime.startMaintenance?.(log);
   const address = server.address() as AddressInfo;
   if (!isLoopback(address.address)) {
