@@ -35,8 +35,9 @@ export function createInProcessVectors(pool: pg.Pool) {
     if (kind === "fresh") return held!;
     let table: VectorTable;
     if (kind === "reload" || held === undefined) {
-      table = createVectorTable(state, true);
-      load(table, (await pool.query<{ id: number; embedding: Buffer }>(SQL.all, [bot])).rows);
+      const { rows } = await pool.query<{ id: number; embedding: Buffer }>(SQL.all, [bot]);
+      table = createVectorTable(state, true, rows.length);
+      load(table, rows);
     } else {
       table = held;
       // The rows read may be newer than `state`: a later search then sees a newer version and

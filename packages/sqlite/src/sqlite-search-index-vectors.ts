@@ -27,6 +27,7 @@ export function createVectorCache(database: Database) {
       "SELECT id, embedding FROM search_chunks WHERE bot = ? AND id > ? AND embedding IS NOT NULL ORDER BY id",
     ),
     ids: database.prepare<[number], { id: number }>("SELECT id FROM search_chunks WHERE bot = ? AND embedding IS NOT NULL"),
+    count: database.prepare<[number], number>("SELECT count(*) FROM search_chunks WHERE bot = ? AND embedding IS NOT NULL").pluck(),
   };
 
   const refresh = (bot: number, state: VectorState) => {
@@ -34,7 +35,7 @@ export function createVectorCache(database: Database) {
     const kind = refreshKind(table, state);
     if (kind === "fresh") return table!;
     if (kind === "reload" || table === undefined) {
-      table = createVectorTable(state, false);
+      table = createVectorTable(state, false, statements.count.get(bot) ?? 0);
       for (const row of statements.all.iterate(bot)) appendVector(table, row.id, floatsOf(row.embedding));
     } else {
       removeMissing(table, new Set(statements.ids.all(bot).map((row) => row.id)));

@@ -85,3 +85,26 @@ describe("candidateIds' second pass", () => {
     expect(candidateIds(held, dense, 100, 30)).toHaveLength(100);
   });
 });
+
+describe("createVectorTable's room", () => {
+  it("holds the rows it was made for in the columns it started with, and ranks as a table grown row by row", () => {
+    const random = seededRandom(7);
+    const vectors = Array.from({ length: 500 }, () => sparseVector(random, 300));
+    const state = { generation: 1, epoch: 1, dimensions: DIMENSIONS };
+    const sized = createVectorTable(state, false, vectors.length);
+    const { columns } = sized;
+    const grown = createVectorTable(state, false);
+    vectors.forEach((vector, index) => {
+      appendVector(sized, index + 1, vector);
+      appendVector(grown, index + 1, vector);
+    });
+    expect(sized.columns === columns, "the columns it started with").toBe(true);
+    expect(sized.capacity).toBeLessThan(vectors.length + 16);
+    const query = sparseVector(random, 40);
+    expect(candidateIds(sized, query, 100, 30)).toEqual(candidateIds(grown, query, 100, 30));
+    for (let id = vectors.length + 1; sized.count <= sized.capacity - 1; id++) appendVector(sized, id, vectors[0]!);
+    expect(sized.columns === columns, "the columns it started with").toBe(true);
+    appendVector(sized, sized.count + 1, vectors[0]!);
+    expect(sized.columns === columns, "new columns once full").toBe(false);
+  });
+});

@@ -45,9 +45,13 @@ export interface VectorTable {
   deleted: number;
 }
 
-/** An empty table for vectors of `dimensions`, keeping exact copies when `keepFloats`. */
-export function createVectorTable(state: VectorState, keepFloats: boolean): VectorTable {
-  const columns = createInt8Columns(state.dimensions, 256);
+/**
+ * An empty table for vectors of `dimensions`, keeping exact copies when `keepFloats`, with room
+ * for `rows` (a loader that knows how many it reads passes them: the columns are then allocated
+ * once, not doubled up to the size with every smaller copy left for the collector).
+ */
+export function createVectorTable(state: VectorState, keepFloats: boolean, rows = 0): VectorTable {
+  const columns = createInt8Columns(state.dimensions, Math.max(rows, 256));
   return {
     generation: state.generation,
     epoch: state.epoch,
