@@ -1,10 +1,9 @@
 // The entry of a document-reading child process (see `createDocumentReader`): it reads one
 // document per message and answers with the document or a per-document error detail. The
 // bootstrap that imports it has already lowered the process's priority.
-import { DocumentError } from "./document-error.js";
 import { readDocument, type DocumentBytes } from "./read-document.js";
 import type { ReadLimits } from "./read-limits.js";
-import { TOO_COMPLEX, UNREADABLE } from "./reader-errors.js";
+import { readerErrorDetail } from "./reader-errors.js";
 
 /** What the reader sends: one document and the limits it is read within. */
 export interface WorkerRequest {
@@ -21,20 +20,13 @@ const answer = (message: WorkerAnswer) => process.send!(message, undefined, {}, 
 process.on("disconnect", () => process.exit(0));
 // One document at a time, so an error nothing caught is the current document's; the process
 // ends after saying so, as it may be left in any state.
-process.on("uncaughtException", (error) => process.send!({ error: detailOf(error) } satisfies WorkerAnswer, undefined, {}, () => process.exit(1)));
+process.on("uncaughtException", (error) => process.send!({ error: readerErrorDetail(error) } satisfies WorkerAnswer, undefined, {}, () => process.exit(1)));
 process.on("message", (request: WorkerRequest) => {
   readDocument(request.input, request.limits).then(
     (result) => answer({ result }),
-    (error: unknown) => answer({ error: detailOf(error) }),
+    (error: unknown) => answer({ error: readerErrorDetail(error) }),
   );
 });
 // Loaded: the reader starts a document's deadline from here, so start-up is not counted against it.
 answer({ ready: true });
 
-/** Every error a parser can throw becomes a detail fit for the operator. */
-function detailOf(error: unknown): string {
-  if (error instanceof DocumentError) return error.message;
-  // Deeply nested markup overflows a recursive parser's stack.
-  if (error instanceof RangeError) return TOO_COMPLEX;
-  return UNREADABLE;
-}

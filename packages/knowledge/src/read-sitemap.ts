@@ -31,9 +31,17 @@ export async function parseSitemap(body: Buffer, maxBytes: number): Promise<{ ki
 /**
  * The page URLs of a sitemap, following sitemap index files breadth-first, up to `maxPages`
  * pages on the sitemap's own host (the sitemaps protocol allows no others). Resolves to null
- * when `url` is not a sitemap at all, so the caller can look for one elsewhere.
+ * when `url` is not a sitemap at all, so the caller can look for one elsewhere. Each file's
+ * redirects pass `beforeRedirect` first (robots.txt of the target's site).
  */
-export async function readSitemap(fetcher: Fetcher, url: string, maxPages: number, maxBytes: number, signal: AbortSignal): Promise<string[] | null> {
+export async function readSitemap(
+  fetcher: Fetcher,
+  url: string,
+  maxPages: number,
+  maxBytes: number,
+  signal: AbortSignal,
+  beforeRedirect?: (target: string) => Promise<void>,
+): Promise<string[] | null> {
   const host = new URL(url).host;
   const pages: string[] = [];
   const queue = [url];
@@ -42,7 +50,7 @@ export async function readSitemap(fetcher: Fetcher, url: string, maxPages: numbe
     const current = queue.shift()!;
     let sitemap: Awaited<ReturnType<typeof parseSitemap>>;
     try {
-      sitemap = await parseSitemap((await fetcher.fetch(current, signal)).body, maxBytes);
+      sitemap = await parseSitemap((await fetcher.fetch(current, signal, undefined, beforeRedirect)).body, maxBytes);
     } catch (error) {
       // The sitemap asked for must be readable; one listed by an index may be gone.
       if (current === url) throw error;

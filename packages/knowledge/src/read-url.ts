@@ -26,6 +26,11 @@ const NOT_DOCUMENTS = /\.(avif|bmp|css|gif|ico|jpe?g|js|json|mjs|mp3|mp4|ogg|png
 export async function* readUrl(url: string, crawl: CrawlMode, maxPages: number, options: UrlReaderOptions): AsyncGenerator<KnowledgeItem> {
   const { fetcher, signal } = options;
   const rulesFor = createRobotsRules(fetcher, options.userAgentToken, signal);
+  // Every redirect's target, of a page or of a sitemap, answers to its own site's robots.txt, as if it had been linked.
+  const beforeRedirect = async (target: string) => {
+    await fetcher.assertPublic(target);
+    if (!(await rulesFor(target)).isAllowed(target)) throw new FetchError(target, `robots.txt disallows fetching ${target}.`);
+  };
   const start = startUrl(url);
   if (typeof start !== "string") return yield start;
 
@@ -33,7 +38,7 @@ export async function* readUrl(url: string, crawl: CrawlMode, maxPages: number, 
   if (crawl === "sitemap") {
     try {
       await fetcher.assertPublic(start);
-      queue = await sitemapPages(start, maxPages, options, rulesFor);
+      queue = await sitemapPages(start, maxPages, options, rulesFor, beforeRedirect);
     } catch (error) {
       return yield { source: start, error: detailOf(error) };
     }
@@ -54,11 +59,7 @@ export async function* readUrl(url: string, crawl: CrawlMode, maxPages: number, 
         continue;
       }
       fetched += 1;
-      // Every redirect's target answers to its own site's robots.txt, as if it had been linked.
-      const resource = await fetcher.fetch(pageUrl, signal, undefined, async (target) => {
-        await fetcher.assertPublic(target);
-        if (!(await rulesFor(target)).isAllowed(target)) throw new FetchError(target, `robots.txt disallows fetching ${target}.`);
-      });
+      const resource = await fetcher.fetch(pageUrl, signal, undefined, beforeRedirect);
       visited.add(resource.url);
       if (isStart) siteOrigin = new URL(resource.url).origin;
       // A same-site link that redirects to another site leaves the crawl there.
@@ -94,9 +95,15 @@ function startUrl(url: string): string | KnowledgeItem {
 }
 
 /** The pages of the sitemap at `start`, or, when `start` is no sitemap, of the one robots.txt names or /sitemap.xml. */
-async function sitemapPages(start: string, maxPages: number, options: UrlReaderOptions, rulesFor: ReturnType<typeof createRobotsRules>): Promise<string[]> {
+async function sitemapPages(
+  start: string,
+  maxPages: number,
+  options: UrlReaderOptions,
+  rulesFor: ReturnType<typeof createRobotsRules>,
+  beforeRedirect: (target: string) => Promise<void>,
+): Promise<string[]> {
   const { fetcher, maxPageBytes, signal } = options;
-  const direct = await readSitemap(fetcher, start, maxPages, maxPageBytes, signal).catch((error: unknown) => {
+  const direct = await readSitemap(fetcher, start, maxPages, maxPageBytes, signal, beforeRedirect).catch((error: unknown) => {
     // A page that is not there may still have a site whose sitemap is.
     if (error instanceof FetchError && error.status === 404) return null;
     throw error;
@@ -104,7 +111,7 @@ async function sitemapPages(start: string, maxPages: number, options: UrlReaderO
   if (direct !== null) return direct;
   const named = (await rulesFor(start)).sitemaps.find((sitemap) => new URL(sitemap, start).host === new URL(start).host);
   const fallback = named ?? new URL("/sitemap.xml", start).href;
-  const pages = await readSitemap(fetcher, fallback, maxPages, maxPageBytes, signal).catch((error: unknown) => {
+  const pages = await readSitemap(fetcher, fallback, maxPages, maxPageBytes, signal, beforeRedirect).catch((error: unknown) => {
     if (error instanceof FetchError && error.status === 404) return null;
     throw error;
   });

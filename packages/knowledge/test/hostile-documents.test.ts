@@ -45,7 +45,7 @@ describe("hostile documents (issue 24)", () => {
       { source: "bomb.docx", error: "The DOCX file unpacks to more than 64 MiB; it is refused." },
       { source: "notes.txt", text: "The office opens at nine." },
     ]);
-    // Parsing is in worker threads: the event loop of the caller (the server) never waits on it
+    // Parsing is in child processes: the event loop of the caller (the server) never waits on it
     // (see event-loop-watch.ts for why the loop's own work, not the raw worst delay, is bounded).
     expect(loop.maxBusyMs).toBeLessThan(100);
     expect(loop.p99DelayMs).toBeLessThan(100);

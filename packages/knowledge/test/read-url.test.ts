@@ -153,6 +153,19 @@ describe("robots.txt and stopping", () => {
     }
   });
 
+  it("applies the target site's robots.txt to a sitemap's redirect too, without fetching the sitemap there (issue 24)", async () => {
+    const redirecting = await startTestSite({ redirects: { "/sitemap.xml": `${site.origin}/private/sitemap.xml` } });
+    const before = site.requests.length;
+    try {
+      expect(await read({ kind: "url", url: `${redirecting.origin}/sitemap.xml`, crawl: "sitemap", maxPages: 5 })).toEqual([
+        { source: `${redirecting.origin}/sitemap.xml`, error: `robots.txt disallows fetching ${site.origin}/private/sitemap.xml.` },
+      ]);
+      expect(site.requests.slice(before).map((request) => request.path).filter((path) => path !== "/robots.txt")).toEqual([]);
+    } finally {
+      await redirecting.close();
+    }
+  });
+
   it("treats a site whose robots.txt answers 5xx as disallowed, and one without robots.txt as allowed", async () => {
     const failing = await startTestSite({ robotsStatus: 503 });
     const missing = await startTestSite({ robotsStatus: 404 });
