@@ -75,3 +75,22 @@ describe("revoking the key of an open stream (issue 24)", () => {
     }
   });
 });
+
+describe("PARLEY_MAX_STREAMS_PER_KEY (issue 24)", () => {
+  it("sets the cap: with 2, a key's third stream is refused and says so", async () => {
+    const capped = await startOperatorServer({ heartbeatMs: 3_600_000, keyRecheckMs: 3_600_000, env: { PARLEY_MAX_STREAMS_PER_KEY: "2" } });
+    try {
+      const two = await Promise.all([openEventStream(capped.url, capped.alice.adminKey), openEventStream(capped.url, capped.alice.adminKey)]);
+      for (const stream of two) expect(stream.status).toBe(200);
+      const third = await openEventStream(capped.url, capped.alice.adminKey);
+      await third.ended;
+      expect({ status: third.status, body: JSON.parse(third.body) }).toEqual({
+        status: 429,
+        body: { detail: "Too many event streams open for this API key: at most 2 at once. Close one before opening another." },
+      });
+      for (const stream of two) stream.drop();
+    } finally {
+      await capped.close();
+    }
+  });
+});
