@@ -12,6 +12,25 @@ describe("docs/openapi.json", () => {
     expect(committedText === renderOpenApiDocument(), `${hint} (formatting differs)`).toBe(true);
   });
 
+  it("holds examples that are valid against their own schemas", () => {
+    let checked = 0;
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        for (const [status, raw] of Object.entries(operation.responses)) {
+          const media = (resolve(raw) as ResolvedResponse).content?.["application/json"] as { schema?: object; example?: unknown; examples?: Record<string, { value: unknown }> } | undefined;
+          if (media?.schema === undefined) continue;
+          const examples = [...(media.example === undefined ? [] : [media.example]), ...Object.values(media.examples ?? {}).map((example) => example.value)];
+          const validate = ajv.compile(resolve(media.schema) as object);
+          for (const example of examples) {
+            checked += 1;
+            expect(validate(example) ? [] : validate.errors, `${method.toUpperCase()} ${path} ${status} example`).toEqual([]);
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
+  });
+
   it("is structurally sound: operation ids, JSON content with a schema, every reference resolvable, the documented statuses", () => {
     const operationIds: string[] = [];
     for (const [path, methods] of Object.entries(document.paths)) {

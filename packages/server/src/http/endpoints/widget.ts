@@ -26,6 +26,7 @@ const sampleMessage = {
   content: "How long is the warranty?",
   created_at: "2025-06-12T09:31:00.000000+00:00",
   sources: [],
+  feedback: null,
 };
 const sampleReply = {
   ...sampleMessage,
@@ -36,7 +37,7 @@ const sampleReply = {
 };
 
 const replyStreamExample = `event: message
-data: {"id":"8c1d…","author":"user","agent_name":null,"content":"How long is the warranty?","created_at":"2025-06-12T09:31:00.000000+00:00","sources":[]}
+data: {"id":"8c1d…","author":"user","agent_name":null,"content":"How long is the warranty?","created_at":"2025-06-12T09:31:00.000000+00:00","sources":[],"feedback":null}
 
 event: delta
 data: {"text":"The kettle comes"}
@@ -45,7 +46,7 @@ event: delta
 data: {"text":" with a 2-year limited warranty."}
 
 event: reply
-data: {"id":"9d2e…","author":"model","agent_name":null,"content":"The kettle comes with a 2-year limited warranty.","created_at":"2025-06-12T09:31:01.000000+00:00","sources":[{"document_id":"7a1b…","title":"Warranty","source":"warranty.pdf","page":2}]}
+data: {"id":"9d2e…","author":"model","agent_name":null,"content":"The kettle comes with a 2-year limited warranty.","created_at":"2025-06-12T09:31:01.000000+00:00","sources":[{"document_id":"7a1b…","title":"Warranty","source":"warranty.pdf","page":2}],"feedback":null}
 
 `;
 
