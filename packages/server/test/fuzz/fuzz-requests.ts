@@ -33,6 +33,10 @@ export const FUZZED_ROUTES = [
   ...ROUTE_TEMPLATES,
   // The widget's public routes: no key, a visitor token (docs/design.md §14).
   ...WIDGET_ROUTE_TEMPLATES,
+  // The widget's files: its loader, a chatbot's chat frame and its demo page.
+  { method: "GET", path: "/widget.js" },
+  { method: "GET", path: "/widget/{chatbot_id}" },
+  { method: "GET", path: "/widget/{chatbot_id}/demo" },
   { method: "GET", path: "/healthz" },
   // The console's static routes: the page, with and without its slash, and its assets' folder.
   { method: "GET", path: "/console" },

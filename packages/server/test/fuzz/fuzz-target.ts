@@ -111,6 +111,9 @@ export function judgeAnswer(answer: ReturnType<typeof parseAnswer> & { text: str
   if (status === 100) return "an interim answer only";
   // The console's pages and assets (2xx, 304) are not JSON, and carry its strict CSP instead.
   if (headers["content-security-policy"]?.includes("default-src 'self'") && (status < 300 || status === 304)) return null;
+  // The widget's loader (2xx, 304) is a script any site may load: no CSP of its own, never sniffed.
+  const loader = headers["content-type"] === "text/javascript; charset=utf-8" && headers["x-content-type-options"] === "nosniff";
+  if (loader && (status < 300 || status === 304)) return null;
   if (isHead) return headers["content-type"]?.startsWith("application/json") === true ? null : "HEAD without the JSON content type";
   // A deletion answers 204: no body and no content type at all.
   if (status === 204) return body === "" && headers["content-type"] === undefined ? null : `a 204 with a body: ${body.slice(0, 200)}`;

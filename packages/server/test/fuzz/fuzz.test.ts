@@ -20,7 +20,7 @@ afterAll(async () => {
 describe("fuzzing every route with hostile requests", () => {
   it("covers every route of the server's table, the health check included", () => {
     const covered = FUZZED_ROUTES.map((route) => `${route.method} ${route.path}`);
-    expect(covered).toEqual(expect.arrayContaining(["GET /v1/chatbots", "GET /v1/chatbots/([^/]+)", "POST /v1/chatbots/([^/]+)/chat", "POST /v1/admin/conversations/([^/]+)/messages", "GET /healthz", "GET /console", "POST /v1/widget/([^/]+)/sessions", "POST /v1/widget/([^/]+)/messages", "POST /v1/widget/([^/]+)/messages/([^/]+)/feedback"]));
+    expect(covered).toEqual(expect.arrayContaining(["GET /v1/chatbots", "GET /v1/chatbots/([^/]+)", "POST /v1/chatbots/([^/]+)/chat", "POST /v1/admin/conversations/([^/]+)/messages", "GET /healthz", "GET /console", "GET /widget.js", "GET /widget/{chatbot_id}", "POST /v1/widget/([^/]+)/sessions", "POST /v1/widget/([^/]+)/messages", "POST /v1/widget/([^/]+)/messages/([^/]+)/feedback"]));
   });
 
   it(`answers ${RUNS} seeded cases: never a 500 or a dropped connection, errors exactly {"detail"}, nothing leaked, the database intact`, async () => {
