@@ -128,3 +128,20 @@ describe("the owner's quota", () => {
     expect((await api(adminKey, "GET", "/v1/admin/usage")).json).toMatchObject({ used: 5, remaining: 0 });
   });
 });
+
+describe("X-Forwarded-For without PARLEY_TRUST_PROXY", () => {
+  it("is ignored: a visitor who varies it is still one address, refused after the limit", async () => {
+    const direct = await startWidgetServer({ PARLEY_WIDGET_SESSIONS_PER_HOUR: "3" });
+    try {
+      const { alice, enableWidget, visit } = direct;
+      await enableWidget(alice, { allowed_origins: [] });
+      const start = (address: string) => visit("POST", `/v1/widget/${alice.botId}/sessions`, { body: {}, headers: { "x-forwarded-for": address } });
+      for (const address of ["203.0.113.1", "203.0.113.2", "203.0.113.3"]) expect((await start(address)).status).toBe(201);
+      const spoofed = await start("203.0.113.4");
+      expect(spoofed.status).toBe(429);
+      expect(spoofed.json).toEqual({ detail: "Too many new chat sessions from this address: at most 3 an hour. Try again later." });
+    } finally {
+      await direct.close();
+    }
+  });
+});
