@@ -4,6 +4,7 @@ import { createVisitorTokens, VISITOR_TOKEN_TTL_MICROS } from "@parley/core";
 import { replyWith, streamWith } from "@parley/providers/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TIME, UNKNOWN_ID, UUID } from "./admin-test-support.js";
+import { openEventStream } from "./sse-client.js";
 import { openStream, SECRET_KEY, startWidgetServer, type WidgetServer } from "./widget-test-support.js";
 
 // The widget's public routes over HTTP against a real server (docs/design.md §14): texts and
@@ -171,6 +172,27 @@ describe("a visitor's messages", () => {
     // Bad bodies: the chat route's rules.
     expect(await visit("POST", `/v1/widget/${alice.botId}/messages`, { token, body: { message: "   " } })).toMatchObject({ status: 422, json: { detail: "message: must be a non-empty string" } });
     expect(await visit("POST", `/v1/widget/${alice.botId}/messages`, { token, body: [] })).toMatchObject({ status: 422, json: { detail: "body: must be a JSON object" } });
+  });
+
+  it("fire the events of an owner's chat: conversation.started once, message.received and message.sent for each", async () => {
+    const { alice, visit, enableWidget, newSession, context } = server;
+    await enableWidget(alice);
+    const events = await openEventStream(server.url, alice.adminKey);
+    await expect.poll(() => events.comments, { timeout: 10_000, interval: 10 }).toContain("connected");
+    const { token, session_id } = await newSession(alice.botId);
+    const ofSession = () =>
+      events.events
+        .map((event) => JSON.parse(event.data) as { type: string; data: { session_id?: string; role?: string; content?: string } })
+        .filter((event) => event.data.session_id === session_id);
+    for (const [question, answer] of [["Is it dishwasher safe?", "No."], ["And the lid?", "Neither."]] as const) {
+      context.openai.chat.enqueue(replyWith(answer));
+      expect((await visit("POST", `/v1/widget/${alice.botId}/messages`, { token, body: { message: question } })).status).toBe(200);
+    }
+    await expect
+      .poll(() => ofSession().map((event) => event.type), { timeout: 10_000, interval: 10 })
+      .toEqual(["conversation.started", "message.received", "message.sent", "message.received", "message.sent"]);
+    expect(ofSession().map((event) => event.data.content ?? null)).toEqual([null, "Is it dishwasher safe?", "No.", "And the lid?", "Neither."]);
+    events.drop();
   });
 
   it("while an agent has the conversation: 202 with reply null, and a stream ends with handoff", async () => {
