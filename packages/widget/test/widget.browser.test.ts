@@ -248,6 +248,25 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     await phone.close();
   });
 
+  it("shows the launcher on the quickstart's demo page in a phone's browser, where a page wider than the screen would push it off", async () => {
+    const phone = await fixture.browser.newPage();
+    // A phone's browser, as Playwright's isMobile sets it up (the suite's one browser is a persistent desktop context).
+    const device = await phone.context().newCDPSession(phone);
+    await device.send("Emulation.setDeviceMetricsOverride", { width: 390, height: 844, deviceScaleFactor: 2, mobile: true });
+    await device.send("Emulation.setTouchEmulationEnabled", { enabled: true, maxTouchPoints: 5 });
+    await phone.goto(`${fixture.parley.url}/widget/${fixture.parley.chatbotId}/demo`);
+    const launcher = phone.getByRole("button", { name: "Open chat" });
+    await launcher.waitFor();
+    // A mobile browser lays out a page that overflows at the content's width: the page must fit.
+    expect(await phone.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    const box = (await launcher.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(box.y + box.height).toBeLessThanOrEqual(844);
+    await launcher.click();
+    await chat(phone).getByRole("textbox", { name: "Message" }).waitFor();
+    await phone.close();
+  });
+
   it("gives no usable chat on a site whose origin is not allowed", async () => {
     const other = await fixture.browser.newPage();
     await other.goto(`${fixture.otherSite.origin}/`);

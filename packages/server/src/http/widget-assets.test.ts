@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Parley } from "@parley/core";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest, createServer, type Server } from "node:http";
@@ -98,5 +99,9 @@ describe("the widget's files", () => {
     expect(answer.status).toBe(200);
     expect(answer.body.toString()).toContain(`<script src="/widget.js" data-chatbot-id="${ON}" async></script>`);
     expect(answer.headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+    // Its one inline style (the snippet wraps on a phone) is allowed by its hash, and only it.
+    const style = /<style>([^<]*)<\/style>/.exec(answer.body.toString())?.[1];
+    expect(style).toContain("overflow-wrap:anywhere");
+    expect(answer.headers["content-security-policy"]).toContain(`style-src 'self' 'sha256-${createHash("sha256").update(style!).digest("base64")}';`);
   });
 });
