@@ -38,6 +38,13 @@ describe("docs/openapi.json and the widget's routes", () => {
     expect((await check("POST", "/v1/widget/{chatbot_id}/sessions", `${bot}/sessions`, { body: { user_id: "" } })).status).toBe(429);
     const reply = await check("POST", "/v1/widget/{chatbot_id}/messages", `${bot}/messages`, { token, body: { message: "Hello" } });
     expect(reply.status).toBe(200);
+    const feedback = "/v1/widget/{chatbot_id}/messages/{message_id}/feedback";
+    const rated = `${bot}/messages/${reply.json.reply.id as string}/feedback`;
+    expect((await check("POST", feedback, rated, { token, body: { rating: "up", comment: "Clear." } })).status).toBe(204);
+    expect((await check("POST", feedback, rated, { token, body: { rating: "sideways" } })).status).toBe(422);
+    expect((await check("POST", feedback, `${bot}/messages/${UNKNOWN_ID}/feedback`, { token, body: { rating: "down" } })).status).toBe(404);
+    expect((await check("POST", feedback, rated, { body: { rating: "up" } })).status).toBe(401);
+    expect((await check("POST", feedback, `/v1/widget/${UNKNOWN_ID}/messages/${reply.json.reply.id as string}/feedback`, { token, body: { rating: "up" } })).status).toBe(404);
     expect((await check("POST", "/v1/widget/{chatbot_id}/messages", `${bot}/messages`, { token, body: {} })).status).toBe(422);
     expect((await check("POST", "/v1/widget/{chatbot_id}/messages", `${bot}/messages`, { body: { message: "Hi" } })).status).toBe(401);
     const conversation = (await api(alice.adminKey, "GET", `/v1/admin/conversations?chatbot_id=${alice.botId}`)).json.data[0].id as string;

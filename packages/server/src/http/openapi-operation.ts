@@ -1,5 +1,5 @@
 import type { Endpoint, Example, RefusalDeclaration, SuccessDeclaration } from "./endpoint.js";
-import { ADMITTED, BODY_RESPONSES, errorResponse, headerRefs, jsonResponse, ref, REQUEST_ID, VISITOR_HEADERS } from "./openapi-components.js";
+import { ADMITTED, BODY_RESPONSES, details, errorResponse, headerRefs, jsonResponse, ref, REQUEST_ID, VISITOR_HEADERS } from "./openapi-components.js";
 import { PATH_PARAMETERS } from "./openapi-parameters.js";
 import { compileBody } from "./validators.js";
 
@@ -17,7 +17,7 @@ export function operationOf(endpoint: Endpoint) {
   const headers = endpoint.access.kind === "public" ? REQUEST_ID : endpoint.access.kind === "visitor" ? VISITOR_HEADERS : ADMITTED;
   const responses: Record<string, unknown> = { [endpoint.success.status]: successResponse(endpoint.success, headers), ...accessResponses(endpoint) };
   if (endpoint.body) Object.assign(responses, endpoint.access.kind === "visitor" ? VISITOR_BODY_RESPONSES : BODY_RESPONSES);
-  if (endpoint.notFound) responses["404"] = refusal({ description: "A missing, deleted or another user's resource, or a malformed id.", refusals: endpoint.notFound }, resolve);
+  if (endpoint.notFound) responses["404"] = notFoundResponse(endpoint, endpoint.notFound, resolve);
   const invalid = [...(endpoint.invalid ?? []), ...(endpoint.body ? [["notAnObject", "Body is not a JSON object", { refused: [] }] as Example] : [])];
   const refusalHeaders = endpoint.access.kind === "visitor" ? VISITOR_HEADERS : ADMITTED;
   if (invalid.length > 0) responses["422"] = refusal({ description: "Invalid input: `detail` names the field and the problem.", refusals: invalid }, resolve, undefined, refusalHeaders);
@@ -77,6 +77,17 @@ function successResponse(success: SuccessDeclaration, headers: string[]) {
   }
   if (!success.schema) return { description: success.description, headers: headerRefs(headers) };
   return jsonResponse(success.description, success.schema, headers, success.examples);
+}
+
+/**
+ * A route's 404 when it has refusals of its own. A visitor route keeps the widget's own 404 among
+ * them (a chatbot without a public widget, answered before the Origin check: no CORS or RateLimit
+ * headers), so the headers are those both answers carry.
+ */
+function notFoundResponse(endpoint: Endpoint, own: Example[], resolve: (example: Example) => [string, string, string]) {
+  if (endpoint.access.kind !== "visitor") return refusal({ description: "A missing, deleted or another user's resource, or a malformed id.", refusals: own }, resolve);
+  const description = "The chatbot does not exist, is deleted or has its widget off, or an id is not a UUID; or the resource named is not the session's.";
+  return refusal({ description, refusals: [["notFound", "No such public chatbot", details.notFound], ...own] }, resolve, 404, [...REQUEST_ID, "Vary"]);
 }
 
 function refusal(declared: RefusalDeclaration, resolve: (example: Example) => [string, string, string], status?: number, base: string[] = ADMITTED) {
