@@ -4171,14 +4171,12 @@ export interface operations {
             };
             401: components["responses"]["VisitorUnauthorized"];
             403: components["responses"]["OriginForbidden"];
-            /** @description A missing, deleted or another user's resource, or a malformed id. */
+            /** @description The chatbot does not exist, is deleted or has its widget off, or an id is not a UUID; or the resource named is not the session's. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
