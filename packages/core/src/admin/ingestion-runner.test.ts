@@ -62,6 +62,27 @@ describe("the ingestion runner (issue 24)", () => {
     await runner.stop();
   });
 
+  it("gives one user as many runners as perUser allows (PARLEY_INGESTIONS_PER_USER), no more", async () => {
+    const context = await setup();
+    const other = await context.parley.admin.createUser({ email: "other@example.com" });
+    const otherBot: Chatbot = await context.parley.admin.createChatbot({ userId: other.id, name: "Other", provider: "openai", model: "gpt-test" });
+    const gated = gatedSources();
+    const dependencies = { storage: context.storage, searchIndex: context.searchIndex, embedder: createLocalEmbedder(), ids: { uuid: () => crypto.randomUUID() }, clock: context.clock };
+    for (const batch of [["a1"], ["a2"], ["a3"]]) await queueIngestion(dependencies as never, context.chatbot, files(...batch));
+    context.clock.advance(1);
+    await queueIngestion(dependencies as never, otherBot, files("b1"));
+    const runner = createIngestionRunner(dependencies as never, { sources: gated.sources, concurrency: 4, perUser: 2 });
+    runner.start();
+    await gated.startedCount(3);
+    // Two of the greedy user's ingestions at once and the other's; the third waits for a share.
+    expect([...gated.started].sort()).toEqual(["a1", "a2", "b1"]);
+    gated.release("a1");
+    await gated.startedCount(4);
+    expect(gated.started[3]).toBe("a3");
+    for (const name of ["a2", "a3", "b1"]) gated.release(name);
+    await runner.stop();
+  });
+
   it(`gives up an ingestion whose runner lost its lease ${INGESTION_MAX_RUNS} times, with its reason`, async () => {
     const context = await setup();
     const dependencies = { storage: context.storage, searchIndex: context.searchIndex, embedder: createLocalEmbedder(), ids: { uuid: () => crypto.randomUUID() }, clock: context.clock };
