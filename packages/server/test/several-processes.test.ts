@@ -132,6 +132,33 @@ describe.skipIf(storageUrl === undefined || redisUrl === undefined)(
       expect(text).toMatch(/"session_id": ?"streamed"/);
     }, 60_000);
 
+    it("a visitor's event stream on one process receives the agent's reply posted on another", async () => {
+      const { user, bot } = await seed("visitor@example.com", 1_000);
+      const { key: adminKey } = await cluster.seeder.parley.admin.createApiKey({ userId: user.id, scope: "admin" });
+      const [first, second, third] = urls();
+      expect((await call(`${second}/v1/admin/chatbots/${bot.id}`, { method: "PATCH", key: adminKey, body: { widget: { enabled: true } } })).status).toBe(200);
+      const session = await call(`${first}/v1/widget/${bot.id}/sessions`, { body: {} });
+      expect(session.status).toBe(201);
+      const token = (session.json as { token: string }).token;
+      expect((await call(`${first}/v1/widget/${bot.id}/messages`, { key: token, body: { message: "Is anyone there?" } })).status).toBe(200);
+      const stop = new AbortController();
+      const stream = await fetch(`${first}/v1/widget/${bot.id}/events`, { headers: { authorization: `Bearer ${token}` }, signal: stop.signal });
+      expect(stream.status).toBe(200);
+      const reader = stream.body!.getReader();
+      const conversations = await call(`${third}/v1/admin/conversations?chatbot_id=${bot.id}`, { key: adminKey });
+      const conversationId = (conversations.json as { data: { id: string }[] }).data[0]!.id;
+      expect((await call(`${third}/v1/admin/conversations/${conversationId}/messages`, { key: adminKey, body: { content: "Yes, Dana here." } })).status).toBe(201);
+      let text = "";
+      while (!text.includes("Dana here")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      stop.abort();
+      expect(text).toContain("event: conversation.takeover_started");
+      expect(text).toMatch(/event: message\.sent\ndata: .*"author": ?"agent".*"Yes, Dana here\."/);
+    }, 60_000);
+
     it("every webhook reaches the receiver exactly once by webhook-id, though a process is killed while delivering", async () => {
       const { user, keys, bot } = await seed("webhooks@example.com", 1_000, 2);
       await cluster.seeder.parley.admin.createWebhookSubscription({ userId: user.id, url: receiver.url, eventTypes: ["message.received"] });
