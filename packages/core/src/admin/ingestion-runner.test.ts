@@ -35,13 +35,18 @@ function gatedSources() {
 
 const files = (...names: string[]): KnowledgeRequest => ({ kind: "files", files: names.map((name) => ({ name, path: `/uploads/${name}` })) });
 
+/** The harness's user with its chatbot, another user with one, gated sources, and the runner's dependencies. */
+async function twoUsers() {
+  const context = await setup();
+  const other = await context.parley.admin.createUser({ email: "other@example.com" });
+  const otherBot: Chatbot = await context.parley.admin.createChatbot({ userId: other.id, name: "Other", provider: "openai", model: "gpt-test" });
+  const dependencies = { storage: context.storage, searchIndex: context.searchIndex, embedder: createLocalEmbedder(), ids: { uuid: () => crypto.randomUUID() }, clock: context.clock };
+  return { context, otherBot, gated: gatedSources(), dependencies };
+}
+
 describe("the ingestion runner (issue 24)", () => {
   it("starts another user's first document while one user's queue holds a runner, whatever the queue's order", async () => {
-    const context = await setup();
-    const other = await context.parley.admin.createUser({ email: "other@example.com" });
-    const otherBot: Chatbot = await context.parley.admin.createChatbot({ userId: other.id, name: "Other", provider: "openai", model: "gpt-test" });
-    const gated = gatedSources();
-    const dependencies = { storage: context.storage, searchIndex: context.searchIndex, embedder: createLocalEmbedder(), ids: { uuid: () => crypto.randomUUID() }, clock: context.clock };
+    const { context, otherBot, gated, dependencies } = await twoUsers();
     // The greedy user queues three ingestions of several documents each, before the other's one.
     for (const batch of [["a1", "a2"], ["a3", "a4"], ["a5", "a6"]]) await queueIngestion(dependencies as never, context.chatbot, files(...batch));
     context.clock.advance(1);
@@ -63,11 +68,7 @@ describe("the ingestion runner (issue 24)", () => {
   });
 
   it("gives one user as many runners as perUser allows (PARLEY_INGESTIONS_PER_USER), no more", async () => {
-    const context = await setup();
-    const other = await context.parley.admin.createUser({ email: "other@example.com" });
-    const otherBot: Chatbot = await context.parley.admin.createChatbot({ userId: other.id, name: "Other", provider: "openai", model: "gpt-test" });
-    const gated = gatedSources();
-    const dependencies = { storage: context.storage, searchIndex: context.searchIndex, embedder: createLocalEmbedder(), ids: { uuid: () => crypto.randomUUID() }, clock: context.clock };
+    const { context, otherBot, gated, dependencies } = await twoUsers();
     for (const batch of [["a1"], ["a2"], ["a3"]]) await queueIngestion(dependencies as never, context.chatbot, files(...batch));
     context.clock.advance(1);
     await queueIngestion(dependencies as never, otherBot, files("b1"));
