@@ -136,8 +136,9 @@ describe("X-Forwarded-For without PARLEY_TRUST_PROXY", () => {
       const { alice, enableWidget, visit } = direct;
       await enableWidget(alice, { allowed_origins: [] });
       const start = (address: string) => visit("POST", `/v1/widget/${alice.botId}/sessions`, { body: {}, headers: { "x-forwarded-for": address } });
-      for (const address of ["203.0.113.1", "203.0.113.2", "203.0.113.3"]) expect((await start(address)).status).toBe(201);
-      const spoofed = await start("203.0.113.4");
+      // Header values only, other than the socket's own 127.0.0.1: nothing dials them.
+      for (const address of ["127.0.0.2", "127.0.0.3", "127.0.0.4"]) expect((await start(address)).status).toBe(201);
+      const spoofed = await start("127.0.0.5");
       expect(spoofed.status).toBe(429);
       expect(spoofed.json).toEqual({ detail: "Too many new chat sessions from this address: at most 3 an hour. Try again later." });
     } finally {
