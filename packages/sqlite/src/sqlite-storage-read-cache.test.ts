@@ -106,6 +106,15 @@ describe("SQLite storage read cache", () => {
     expect(await server.getChatbot(chatbot.id)).toEqual(chatbot);
   });
 
+  it("sees a key revoked by another connection in the next request, when requests mark their start", async () => {
+    const { server, cli, apiKey } = await twoConnections();
+    server.requestStarted();
+    expect((await server.findApiKeyByHash(KEY_HASH))?.apiKey.revokedAt).toBeNull();
+    await cli.revokeApiKey(apiKey.id, START + 5);
+    server.requestStarted();
+    expect((await server.findApiKeyByHash(KEY_HASH))?.apiKey.revokedAt).toBe(START + 5);
+  });
+
   it("hands out copies: changing a returned value does not change the cache", async () => {
     const { server, chatbot, user } = await twoConnections();
     const found = await server.findApiKeyByHash(KEY_HASH);
@@ -167,6 +176,30 @@ describe("createReadCache", () => {
     other.prepare("INSERT INTO plans (name, monthly_messages) VALUES ('elsewhere', 1)").run();
     get("a");
     expect(loads).toEqual(["a", "a"]);
+  });
+
+  it("checks other connections' commits once for a request's reads: the next request, or a later turn, sees them", async () => {
+    const { database, cache, get, loads } = countedMap();
+    const other = track(openDatabase({ path: database.name }));
+    const commitElsewhere = (name: string) => other.prepare("INSERT INTO plans (name, monthly_messages) VALUES (?, 1)").run(name);
+    cache.requestStarted();
+    get("a");
+    commitElsewhere("during the request");
+    get("a"); // the same request: its reads share the check made at its first read
+    expect(loads).toEqual(["a"]);
+    cache.requestStarted();
+    get("a"); // a request started after the commit sees it
+    expect(loads).toEqual(["a", "a"]);
+    commitElsewhere("before the turn ends");
+    await new Promise((resolve) => setImmediate(resolve));
+    get("a"); // work of a later turn, outside any request, checks for itself
+    expect(loads).toEqual(["a", "a", "a"]);
+    cache.requestStarted();
+    get("a");
+    expect(loads).toEqual(["a", "a", "a"]); // nothing changed since
+    database.prepare("INSERT INTO plans (name, monthly_messages) VALUES ('here', 1)").run();
+    get("a"); // this connection's own writes are checked at every read
+    expect(loads).toEqual(["a", "a", "a", "a"]);
   });
 
   it("keeps at most maxEntries values, dropping the oldest first", () => {

@@ -25,6 +25,12 @@ export interface ReadCache {
    * other write on this connection empties the cache at the next read.
    */
   keepingCache<Result>(step: () => Result): Result;
+  /**
+   * Marks the start of an outside request (the server calls it for each HTTP request). From
+   * then until the next request starts or the event loop's turn ends, reads share one check of
+   * other connections' commits, so a request whose reads follow one another pays for one check.
+   */
+  requestStarted(): void;
 }
 
 /**
@@ -35,9 +41,12 @@ export interface ReadCache {
  *   moves; or
  * - this connection changed rows (`total_changes()` moves) in any step other than those run
  *   through `keepingCache` (the chat's own writes, which touch no cached table).
- * The check costs two prepared one-row statements (2–3 µs: the first takes WAL's shared lock,
- * as any read does). Each map keeps at most its `maxEntries` values and drops the oldest
- * first; misses are not remembered, so unknown keys cannot push out known ones.
+ * The check costs two prepared one-row statements (1.5–3 µs: the first takes WAL's shared
+ * lock, as any read does). A server shares the first of them among a request's reads
+ * (`requestStarted`): a read then sees every commit made before its request started, which is
+ * what a caller can tell apart, and every write of this connection, which it checks each time.
+ * Each map keeps at most its `maxEntries` values and drops the oldest first; misses are not
+ * remembered, so unknown keys cannot push out known ones.
  */
 export function createReadCache(database: Database): ReadCache {
   const dataVersion = database.prepare("PRAGMA data_version").pluck();
@@ -46,8 +55,18 @@ export function createReadCache(database: Database): ReadCache {
   let seenVersion = dataVersion.get();
   let seenChanges = totalChanges.get();
 
+  // Whether reads share the check of other connections' commits: "no" outside requests;
+  // "pending" from a request's start until its first read, which checks; "shared" after it.
+  let sharing: "no" | "pending" | "shared" = "no";
+  let turnEnd: ReturnType<typeof setImmediate> | undefined;
+  const endTurn = () => {
+    sharing = "no";
+    turnEnd = undefined;
+  };
+
   const forgetIfChanged = () => {
-    const version = dataVersion.get();
+    const version = sharing === "shared" ? seenVersion : dataVersion.get();
+    if (sharing === "pending") sharing = "shared";
     const changes = totalChanges.get();
     if (version === seenVersion && changes === seenChanges) return;
     for (const entries of maps) entries.clear();
@@ -75,6 +94,12 @@ export function createReadCache(database: Database): ReadCache {
           return entries.size;
         },
       };
+    },
+    requestStarted() {
+      sharing = "pending";
+      // The turn's end stops the sharing: work of a later turn (a timer, another process's
+      // message) checks for itself.
+      turnEnd ??= setImmediate(endTurn);
     },
     keepingCache(step) {
       const before = totalChanges.get();

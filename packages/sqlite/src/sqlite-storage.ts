@@ -34,6 +34,12 @@ export type SqliteStorageOptions = ({ database: Database } | { path: string; bus
   readCache?: Partial<typeof DEFAULT_READ_CACHE_LIMITS>;
 };
 
+/** The Storage port on SQLite, with the read cache's request mark for a server (sqlite-storage-read-cache.ts). */
+export interface SqliteStorage extends Storage {
+  /** An outside request starts: its reads may share one check of other connections' commits. */
+  requestStarted(): void;
+}
+
 /**
  * The Storage port on better-sqlite3. Each method runs as one synchronous transaction
  * (IMMEDIATE for writes, so the write lock is taken before the first read and two connections
@@ -42,7 +48,7 @@ export type SqliteStorageOptions = ({ database: Database } | { path: string; bus
  * API keys with their owner and chatbots are read through a cache that empties itself whenever
  * the database may have changed (sqlite-storage-read-cache.ts); callers get copies.
  */
-export function createSqliteStorage(options: SqliteStorageOptions): Storage {
+export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorage {
   const ownsDatabase = !("database" in options);
   const database = "database" in options ? options.database : openDatabase(options);
   const statements = prepareStorageStatements(database);
@@ -109,6 +115,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const feedback = createSqliteFeedbackStorage(database, statements, writeKeepingCache);
 
   return {
+    requestStarted: cache.requestStarted,
     async upsertPlan(plan) {
       write(() => statements.upsertPlan.run({ name: plan.name, monthly_messages: plan.monthlyMessages }));
       return { ...plan };

@@ -44,3 +44,17 @@ describe("the memory rate limiter with keys of different windows", () => {
     expect(await limiter.hit("sessions", 3, 3_600_000)).toMatchObject({ allowed: false, remaining: 0 });
   });
 });
+
+describe("the memory rate limiter's memory", () => {
+  it("forgets keys idle for their window within as many hits as it holds keys, and keeps the active ones", async () => {
+    let nowMs = Date.parse("2026-01-15T12:00:00Z");
+    const limiter = createMemoryRateLimiter({ clock: { now: () => nowMs * 1_000 } });
+    for (let key = 0; key < 5_000; key += 1) await limiter.hit(`idle-${key}`, 10, 60_000);
+    expect(limiter.keys).toBe(5_000);
+    nowMs += 60_001; // every hit so far has left its window
+    // 5,000 hits on 100 active keys: a sweep comes within as many hits as there are keys.
+    for (let hit = 0; hit < 5_000; hit += 1) expect((await limiter.hit(`active-${hit % 100}`, 100, 60_000)).allowed).toBe(true);
+    expect(limiter.keys).toBe(100);
+    expect(await limiter.hit("active-0", 100, 60_000)).toMatchObject({ allowed: true, remaining: 49 });
+  });
+});

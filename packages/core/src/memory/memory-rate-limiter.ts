@@ -16,9 +16,9 @@ interface Window {
  * are skipped by moving a head index, so a hit costs amortised O(1) even with a high limit.
  * Correct for one process; several processes serving one database need a shared store.
  */
-export function createMemoryRateLimiter(options: { clock: Clock }): RateLimiter {
+export function createMemoryRateLimiter(options: { clock: Clock }): RateLimiter & { readonly keys: number } {
   const windows = new Map<string, Window>();
-  let calls = 0;
+  let untilSweep = SWEEP_AT_LEAST;
 
   const expire = (window: Window, since: number) => {
     while (window.head < window.times.length && window.times[window.head]! <= since) window.head += 1;
@@ -36,7 +36,7 @@ export function createMemoryRateLimiter(options: { clock: Clock }): RateLimiter 
     }
   };
 
-  const limiter: RateLimiter = {
+  const limiter: RateLimiter & { readonly keys: number } = {
     async hitInOrder(hits) {
       const decisions: RateLimitDecision[] = [];
       for (const { key, limit, windowMs } of hits) {
@@ -48,8 +48,12 @@ export function createMemoryRateLimiter(options: { clock: Clock }): RateLimiter 
     },
     async hit(key, limit, windowMs): Promise<RateLimitDecision> {
       const nowMs = microsToMillis(options.clock.now());
-      // Drop idle keys now and then, so memory stays bounded by the active keys.
-      if (++calls % 1024 === 0) sweep(nowMs);
+      // Drop idle keys now and then, so memory stays bounded by the active keys: after as many
+      // hits as there are keys (at least SWEEP_AT_LEAST), so a sweep visits one key a hit at most.
+      if (--untilSweep === 0) {
+        sweep(nowMs);
+        untilSweep = Math.max(SWEEP_AT_LEAST, windows.size);
+      }
       let window = windows.get(key);
       if (!window) windows.set(key, (window = { times: [], head: 0, windowMs }));
       window.windowMs = windowMs;
@@ -57,16 +61,24 @@ export function createMemoryRateLimiter(options: { clock: Clock }): RateLimiter 
       const allowed = window.times.length - window.head < limit;
       if (allowed) window.times.push(nowMs);
       const counted = window.times.length - window.head;
-      const expiresIn = (time: number | undefined) => (time === undefined ? 0 : Math.max(0, time + windowMs - nowMs));
       return {
         allowed,
         limit,
         remaining: Math.max(0, limit - counted),
         // With the window full, one more hit fits when the oldest counted hit leaves it.
-        retryAfterMs: counted < limit ? 0 : expiresIn(window.times[window.head]),
-        resetMs: expiresIn(window.times.at(-1)),
+        retryAfterMs: counted < limit ? 0 : expiresIn(window.times[window.head], windowMs, nowMs),
+        resetMs: expiresIn(window.times.at(-1), windowMs, nowMs),
       };
+    },
+    get keys() {
+      return windows.size;
     },
   };
   return limiter;
 }
+
+/** The fewest hits between two sweeps of idle keys. */
+const SWEEP_AT_LEAST = 1024;
+
+/** Milliseconds until a hit made at `time` leaves its window (0 for none). */
+const expiresIn = (time: number | undefined, windowMs: number, nowMs: number) => (time === undefined ? 0 : Math.max(0, time + windowMs - nowMs));

@@ -61,6 +61,8 @@ export function createRequestHandler(options: {
   widgetRoot?: string;
   /** A chatbot's allowed origins when its widget is on, else null (default: through `parley.widget`). */
   findWidget?: FindWidget;
+  /** Called as each request starts, before any read (the runtime's `requestStarted`). */
+  requestStarted?: () => void;
 }) {
   const uploads = options.uploads ?? NO_UPLOADS;
   const { parley, streamEvents, streamVisitorEvents } = options;
@@ -218,7 +220,10 @@ export function createRequestHandler(options: {
     return outcome(status, { detail: error.code === "provider_failed" ? error.detail : "Internal server error." }, headers);
   }
 
+  const requestStarted = options.requestStarted ?? (() => {});
+
   return function onRequest(request: IncomingMessage, response: ServerResponse): void {
+    requestStarted();
     const started = performance.now();
     const requestId = requestIdOf(request);
     const url = request.url ?? "/";

@@ -46,6 +46,11 @@ export interface ParleyRuntime {
   trustProxy: boolean;
   /** Reads the search index ahead while idle (SQLite's in-process postings; nothing to do on PostgreSQL). */
   warmUp(options?: { signal?: AbortSignal }): Promise<{ chatbots: number; words: number }>;
+  /**
+   * Called as each HTTP request starts: SQLite's read cache then checks other connections'
+   * commits once for the request's reads, not once for each (sqlite-storage-read-cache.ts).
+   */
+  requestStarted?(): void;
   /** How many users the database holds (the quickstart seeds only an empty one). */
   userCount(): Promise<number>;
   /** The schema version of each part of the database, as migrated on open. */
@@ -141,7 +146,8 @@ export function openParley(config: ServerConfig, options: { rateLimiter?: RateLi
   const log = options.log ?? consoleLog;
   const database = openDatabase({ path: config.databasePath, onFileModes: (report) => logFileModes(log, report) });
   const searchIndex = createSqliteSearchIndex({ database });
-  const engines = { storage: createSqliteStorage({ database }), searchIndex, uploads: createSqliteUploadStore(database), ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }) };
+  const storage = createSqliteStorage({ database });
+  const engines = { storage, searchIndex, uploads: createSqliteUploadStore(database), ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }) };
   // Until the first subscription or widget secret exists no secret depends on the key, so the
   // first one made over the API creates the key file as `parley webhook add` does; after that a
   // missing file is an error, never silently replaced (docs/operations.md, "Where the secret lives").
@@ -157,6 +163,7 @@ export function openParley(config: ServerConfig, options: { rateLimiter?: RateLi
     database,
     searchIndex,
     warmUp: (warmUpOptions) => searchIndex.warmUp(warmUpOptions),
+    requestStarted: storage.requestStarted,
     userCount: async () => (database.prepare("SELECT count(*) AS users FROM users").get() as { users: number }).users,
     schemaVersions: async () => ({ sqlite: schemaVersion(database) }),
     startMaintenance(maintenanceLog) {

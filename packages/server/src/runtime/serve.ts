@@ -57,6 +57,7 @@ export async function startServer(options: {
     streamVisitorEvents: visitorStreams.handler,
     trustProxy: options.runtime.trustProxy,
     uploads: options.runtime.uploads,
+    ...(options.runtime.requestStarted === undefined ? {} : { requestStarted: options.runtime.requestStarted }),
     // Given only when set: the handler reads an explicit undefined as "no console".
     ...(options.consoleRoot === undefined ? {} : { consoleRoot: options.consoleRoot }),
     ...(options.widgetRoot === undefined ? {} : { widgetRoot: options.widgetRoot }),
