@@ -1,6 +1,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import { kthLargest } from "@parley/core/vectors";
 import { findRow, growRows, push, readVarints, topK, type Postings, type PostingTable, type ScoredRow } from "./sqlite-search-index-postings.js";
+import { readCacheOf } from "./sqlite-storage-read-cache.js";
 
 /** Bytes of in-process postings kept across chatbots; the least recently searched are dropped first. */
 const CACHE_BYTES = 256 * 2 ** 20;
@@ -48,24 +49,30 @@ export function createPostingCache(database: Database, options: { titleWeight: n
     "SELECT id, title, body FROM search_chunks WHERE bot = ? AND id > ? ORDER BY id",
   );
 
-  /** Tokens of rows through a temporary FTS5 table with the same tokenizer: [rowid, column, term]. */
-  const tokenize = (rows: { id: number; title: string; body: string }[]): [number, number, string][] => {
-    if (scratch === undefined) {
-      database.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.parley_tokenize USING fts5 (title, body, content = '', tokenize = 'porter unicode61')");
-      database.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.parley_tokenize_terms USING fts5vocab (temp, parley_tokenize, instance)");
-      scratch = {
-        insert: database.prepare("INSERT INTO temp.parley_tokenize (rowid, title, body) VALUES (?, ?, ?)"),
-        read: database.prepare("SELECT doc, col, term FROM temp.parley_tokenize_terms"),
-        clear: database.prepare("INSERT INTO temp.parley_tokenize (parley_tokenize) VALUES ('delete-all')"),
-      };
-    }
-    try {
-      for (const row of rows) scratch.insert.run(row.id, row.title, row.body);
-      return (scratch.read.raw(true).all() as [number, string, string][]).map(([doc, col, term]) => [doc, col === "title" ? 0 : 1, term]);
-    } finally {
-      scratch.clear.run();
-    }
-  };
+  /**
+   * Tokens of rows through a temporary FTS5 table with the same tokenizer: [rowid, column, term].
+   * Through the read cache's keepingCache: the scratch table's rows (and its creation) count in
+   * total_changes(), and would otherwise empty the cache of keys and chatbots at every query
+   * with a new word.
+   */
+  const tokenize = (rows: { id: number; title: string; body: string }[]): [number, number, string][] =>
+    readCacheOf(database).keepingCache(() => {
+      if (scratch === undefined) {
+        database.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.parley_tokenize USING fts5 (title, body, content = '', tokenize = 'porter unicode61')");
+        database.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.parley_tokenize_terms USING fts5vocab (temp, parley_tokenize, instance)");
+        scratch = {
+          insert: database.prepare("INSERT INTO temp.parley_tokenize (rowid, title, body) VALUES (?, ?, ?)"),
+          read: database.prepare("SELECT doc, col, term FROM temp.parley_tokenize_terms"),
+          clear: database.prepare("INSERT INTO temp.parley_tokenize (parley_tokenize) VALUES ('delete-all')"),
+        };
+      }
+      try {
+        for (const row of rows) scratch.insert.run(row.id, row.title, row.body);
+        return (scratch.read.raw(true).all() as [number, string, string][]).map(([doc, col, term]) => [doc, col === "title" ? 0 : 1, term]);
+      } finally {
+        scratch.clear.run();
+      }
+    });
 
   /** Each word's FTS5 term, or null when FTS5 makes it no term or a phrase of several. */
   const termsOf = (words: string[]): (string | null)[] => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "./database.js";
-import { createReadCache } from "./sqlite-storage-read-cache.js";
+import { readCacheOf } from "./sqlite-storage-read-cache.js";
+import { createSqliteSearchIndex } from "./sqlite-search-index.js";
 import { createSqliteStorage } from "./sqlite-storage.js";
 import { START, accepted, closeAfterEach, seedChatbot, temporaryPaths } from "./sqlite-storage-test-fixtures.js";
 
@@ -128,11 +129,11 @@ describe("SQLite storage read cache", () => {
   });
 });
 
-describe("createReadCache", () => {
+describe("readCacheOf", () => {
   /** A cache on a fresh database, and a map whose loads are counted. */
   function countedMap(maxEntries = 100) {
     const database = track(openDatabase({ path: freshPath() }));
-    const cache = createReadCache(database);
+    const cache = readCacheOf(database);
     const map = cache.map<string>(maxEntries);
     const loads: string[] = [];
     const get = (key: string, value: string | null = `value of ${key}`) =>
@@ -200,6 +201,19 @@ describe("createReadCache", () => {
     database.prepare("INSERT INTO plans (name, monthly_messages) VALUES ('here', 1)").run();
     get("a"); // this connection's own writes are checked at every read
     expect(loads).toEqual(["a", "a", "a", "a"]);
+  });
+
+  it("stays warm through a keyword search on its connection that tokenizes new words in a scratch table", async () => {
+    const { database, get, loads } = countedMap();
+    const index = createSqliteSearchIndex({ database });
+    const space = { embedderId: "test-2", dimensions: 2 };
+    const bot = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee";
+    await index.replaceDocument(bot, space, { source: "kettle.md", title: "Kettle", chunks: [{ text: "Descale the kettle monthly", embedding: Float32Array.from([1, 0]) }] });
+    get("a");
+    // Words the index has not seen in a query yet: their FTS5 terms come from a scratch table's rows.
+    expect((await index.keywordSearch(bot, "how often descale kettles", 5)).map((hit) => hit.text)).toEqual(["Descale the kettle monthly"]);
+    get("a");
+    expect(loads).toEqual(["a"]);
   });
 
   it("keeps at most maxEntries values, dropping the oldest first", () => {

@@ -34,6 +34,19 @@ export interface ReadCache {
 }
 
 /**
+ * The read cache of a connection: one per connection, shared by the storage's maps and by every
+ * other writer on it that touches none of the cached tables (the search index's scratch
+ * tokenizer runs through its `keepingCache`), so their writes do not empty it.
+ */
+export function readCacheOf(database: Database): ReadCache {
+  let cache = caches.get(database);
+  if (cache === undefined) caches.set(database, (cache = createReadCache(database)));
+  return cache;
+}
+
+const caches = new WeakMap<Database, ReadCache>();
+
+/**
  * A per-connection cache for the reads behind every request (the API key and its owner, a
  * chatbot, an owner's list of chatbots). It is never stale: before every read it asks SQLite
  * whether the database changed, and empties itself when
@@ -48,7 +61,7 @@ export interface ReadCache {
  * Each map keeps at most its `maxEntries` values and drops the oldest first; misses are not
  * remembered, so unknown keys cannot push out known ones.
  */
-export function createReadCache(database: Database): ReadCache {
+function createReadCache(database: Database): ReadCache {
   const dataVersion = database.prepare("PRAGMA data_version").pluck();
   const totalChanges = database.prepare("SELECT total_changes()").pluck();
   const maps: Map<string, unknown>[] = [];
