@@ -1,7 +1,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import { kthLargest } from "@parley/core/vectors";
 import { findRow, growRows, push, readVarints, topK, type Postings, type PostingTable, type ScoredRow } from "./sqlite-search-index-postings.js";
-import { readCacheOf } from "./sqlite-storage-read-cache.js";
+import { keepingReadCaches } from "./sqlite-storage-read-cache.js";
 
 /** Bytes of in-process postings kept across chatbots; the least recently searched are dropped first. */
 const CACHE_BYTES = 256 * 2 ** 20;
@@ -51,12 +51,12 @@ export function createPostingCache(database: Database, options: { titleWeight: n
 
   /**
    * Tokens of rows through a temporary FTS5 table with the same tokenizer: [rowid, column, term].
-   * Through the read cache's keepingCache: the scratch table's rows (and its creation) count in
-   * total_changes(), and would otherwise empty the cache of keys and chatbots at every query
-   * with a new word.
+   * Through the read caches' keepingCache: the scratch table's rows (and its creation) count in
+   * total_changes(), and would otherwise empty the storage's cache of keys and chatbots on this
+   * connection at every query with a new word.
    */
   const tokenize = (rows: { id: number; title: string; body: string }[]): [number, number, string][] =>
-    readCacheOf(database).keepingCache(() => {
+    keepingReadCaches(database, () => {
       if (scratch === undefined) {
         database.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.parley_tokenize USING fts5 (title, body, content = '', tokenize = 'porter unicode61')");
         database.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.parley_tokenize_terms USING fts5vocab (temp, parley_tokenize, instance)");

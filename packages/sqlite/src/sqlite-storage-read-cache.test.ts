@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "./database.js";
-import { readCacheOf } from "./sqlite-storage-read-cache.js";
+import { createReadCache } from "./sqlite-storage-read-cache.js";
 import { createSqliteSearchIndex } from "./sqlite-search-index.js";
 import { createSqliteStorage } from "./sqlite-storage.js";
 import { START, accepted, closeAfterEach, seedChatbot, temporaryPaths } from "./sqlite-storage-test-fixtures.js";
@@ -116,6 +116,20 @@ describe("SQLite storage read cache", () => {
     expect((await server.findApiKeyByHash(KEY_HASH))?.apiKey.revokedAt).toBe(START + 5);
   });
 
+  it("keeps two storages on one handle apart: one's batched touches reach the other's cache", async () => {
+    const database = track(openDatabase({ path: freshPath() }));
+    const first = createSqliteStorage({ database });
+    const second = createSqliteStorage({ database });
+    const { user } = await seedChatbot(first);
+    await first.createApiKey({ id: "key-1", userId: user.id, name: "ci", keyHash: KEY_HASH, scope: "chat" as const, createdAt: START, revokedAt: null, lastUsedAt: null });
+    expect((await second.findApiKeyByHash(KEY_HASH))?.apiKey.lastUsedAt).toBeNull(); // cached by the second
+    await first.touchApiKey("key-1", START + 60);
+    await first.getApiKey("key-1"); // writes the first's pending touches
+    expect((await second.findApiKeyByHash(KEY_HASH))?.apiKey.lastUsedAt).toBe(START + 60);
+    await first.close();
+    await second.close();
+  });
+
   it("hands out copies: changing a returned value does not change the cache", async () => {
     const { server, chatbot, user } = await twoConnections();
     const found = await server.findApiKeyByHash(KEY_HASH);
@@ -129,11 +143,11 @@ describe("SQLite storage read cache", () => {
   });
 });
 
-describe("readCacheOf", () => {
+describe("createReadCache", () => {
   /** A cache on a fresh database, and a map whose loads are counted. */
   function countedMap(maxEntries = 100) {
     const database = track(openDatabase({ path: freshPath() }));
-    const cache = readCacheOf(database);
+    const cache = createReadCache(database);
     const map = cache.map<string>(maxEntries);
     const loads: string[] = [];
     const get = (key: string, value: string | null = `value of ${key}`) =>

@@ -29,22 +29,38 @@ export interface ReadCache {
    * Marks the start of an outside request (the server calls it for each HTTP request). From
    * then until the next request starts or the event loop's turn ends, reads share one check of
    * other connections' commits, so a request whose reads follow one another pays for one check.
+   * (Other work in that turn, such as a background job's read after its I/O, shares it too: it
+   * may miss a commit made within the turn, never one made before the turn's latest request.)
    */
   requestStarted(): void;
+  /** Takes the cache off its connection's list (keepingReadCaches), when its storage closes. */
+  release(): void;
 }
 
 /**
- * The read cache of a connection: one per connection, shared by the storage's maps and by every
- * other writer on it that touches none of the cached tables (the search index's scratch
- * tokenizer runs through its `keepingCache`), so their writes do not empty it.
+ * Runs `step`, a write on `database` that touches none of the cached tables (the search index's
+ * scratch tokenizer), through the `keepingCache` of every read cache open on that connection,
+ * so its rows do not empty them.
  */
-export function readCacheOf(database: Database): ReadCache {
-  let cache = caches.get(database);
-  if (cache === undefined) caches.set(database, (cache = createReadCache(database)));
-  return cache;
+export function keepingReadCaches<Result>(database: Database, step: () => Result): Result {
+  let run = step;
+  for (const cache of registered.get(database) ?? []) {
+    const inner = run;
+    run = () => cache.keepingCache(inner);
+  }
+  return run();
 }
 
-const caches = new WeakMap<Database, ReadCache>();
+/** The read caches open on each connection (a storage's, until its `close`). */
+const registered = new WeakMap<Database, Set<ReadCache>>();
+
+/** Adds `cache` to its connection's (keepingReadCaches); returns what removes it. */
+function register(database: Database, cache: ReadCache): () => void {
+  let caches = registered.get(database);
+  if (caches === undefined) registered.set(database, (caches = new Set()));
+  caches.add(cache);
+  return () => caches.delete(cache);
+}
 
 /**
  * A per-connection cache for the reads behind every request (the API key and its owner, a
@@ -61,7 +77,7 @@ const caches = new WeakMap<Database, ReadCache>();
  * Each map keeps at most its `maxEntries` values and drops the oldest first; misses are not
  * remembered, so unknown keys cannot push out known ones.
  */
-function createReadCache(database: Database): ReadCache {
+export function createReadCache(database: Database): ReadCache {
   const dataVersion = database.prepare("PRAGMA data_version").pluck();
   const totalChanges = database.prepare("SELECT total_changes()").pluck();
   const maps: Map<string, unknown>[] = [];
@@ -79,15 +95,15 @@ function createReadCache(database: Database): ReadCache {
 
   const forgetIfChanged = () => {
     const version = sharing === "shared" ? seenVersion : dataVersion.get();
-    if (sharing === "pending") sharing = "shared";
     const changes = totalChanges.get();
+    if (sharing === "pending") sharing = "shared";
     if (version === seenVersion && changes === seenChanges) return;
     for (const entries of maps) entries.clear();
     seenVersion = version;
     seenChanges = changes;
   };
 
-  return {
+  const cache: ReadCache = {
     map<Value>(maxEntries: number): ReadCacheMap<Value> {
       if (!Number.isInteger(maxEntries) || maxEntries < 0) throw new RangeError(`A read cache bound must be a whole number (got ${maxEntries}).`);
       const entries = new Map<string, Value>();
@@ -124,5 +140,10 @@ function createReadCache(database: Database): ReadCache {
         if (before === seenChanges) seenChanges = totalChanges.get();
       }
     },
+    release() {
+      unregister();
+    },
   };
+  const unregister = register(database, cache);
+  return cache;
 }

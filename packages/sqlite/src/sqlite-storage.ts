@@ -4,7 +4,7 @@ import type { ApiKey, Chatbot, ChatbotChanges, Conversation, Storage, User } fro
 import { openDatabase } from "./database.js";
 import { outboxEventFromRow, planFromRow, userFromRow } from "@parley/core/storage-rows";
 import { sqliteRows, toFlag } from "./sqlite-storage-rows.js";
-import { readCacheOf, DEFAULT_READ_CACHE_LIMITS } from "./sqlite-storage-read-cache.js";
+import { createReadCache, DEFAULT_READ_CACHE_LIMITS } from "./sqlite-storage-read-cache.js";
 import { createSqliteWebhookStorage } from "./sqlite-webhook-storage.js";
 import { createSqliteOperatorStorage } from "./sqlite-operator-storage.js";
 import { createSqliteAgentStorage } from "./sqlite-agent-storage.js";
@@ -56,7 +56,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   const transaction = database.transaction((step: () => unknown) => step());
   const write = <Result>(step: () => Result): Result => transaction.immediate(step) as Result;
   const read = <Result>(step: () => Result): Result => transaction.deferred(step) as Result;
-  const cache = readCacheOf(database);
+  const cache = createReadCache(database);
   const limits = { ...DEFAULT_READ_CACHE_LIMITS, ...options.readCache };
   // For steps that write none of the cached tables (users, plans, api_keys, chatbots).
   const writeKeepingCache = <Result>(step: () => Result): Result => cache.keepingCache(() => write(step));
@@ -321,6 +321,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
 
     async close() {
       writeTouches();
+      cache.release();
       if (ownsDatabase && database.open) database.close();
     },
   };
