@@ -174,3 +174,20 @@ describe("warming up the keyword postings", () => {
     expect((await closing).chatbots).toBe(0);
   });
 });
+
+describe("the keyword arm's temporary tables", () => {
+  it("searches again after the transaction that made its temporary tables rolled back", async () => {
+    const database = openDatabase({ path: join(directory, "scratch-rollback.db") });
+    const index = createSqliteSearchIndex({ database });
+    await index.replaceDocument(BOT, SPACE, { source: "kettle.md", title: "Kettle", chunks: [{ text: "Descale the kettle monthly", embedding: Float32Array.from([1, 0]) }] });
+    // A first search inside a caller's transaction that then fails: the temporary tables made
+    // for it (the scratch tokenizer, the chatbot's vocabulary views) go with the rollback.
+    const failing = database.transaction(() => {
+      void index.keywordSearch(BOT, "descale kettle", 5);
+      throw new Error("the caller's step failed");
+    });
+    expect(failing).toThrow("the caller's step failed");
+    expect((await index.keywordSearch(BOT, "monthly", 5)).map((hit) => hit.text)).toEqual(["Descale the kettle monthly"]);
+    database.close();
+  });
+});

@@ -49,6 +49,21 @@ export function createPostingCache(database: Database, options: { titleWeight: n
     "SELECT id, title, body FROM search_chunks WHERE bot = ? AND id > ? ORDER BY id",
   );
 
+  /** The scratch table's statements, creating it first if this connection has none. */
+  const scratchStatements = () => {
+    if (scratch === undefined) {
+      database.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.parley_tokenize USING fts5 (title, body, content = '', tokenize = 'porter unicode61')");
+      database.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.parley_tokenize_terms USING fts5vocab (temp, parley_tokenize, instance)");
+      scratch = {
+        insert: database.prepare("INSERT INTO temp.parley_tokenize (rowid, title, body) VALUES (?, ?, ?)"),
+        read: database.prepare("SELECT doc, col, term FROM temp.parley_tokenize_terms"),
+        clear: database.prepare("INSERT INTO temp.parley_tokenize (parley_tokenize) VALUES ('delete-all')"),
+      };
+      tablesMade();
+    }
+    return scratch;
+  };
+
   /**
    * Tokens of rows through a temporary FTS5 table with the same tokenizer: [rowid, column, term].
    * Through the read caches' keepingCache: the scratch table's rows (and its creation) count in
@@ -57,22 +72,30 @@ export function createPostingCache(database: Database, options: { titleWeight: n
    */
   const tokenize = (rows: { id: number; title: string; body: string }[]): [number, number, string][] =>
     keepingReadCaches(database, () => {
-      if (scratch === undefined) {
-        database.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.parley_tokenize USING fts5 (title, body, content = '', tokenize = 'porter unicode61')");
-        database.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.parley_tokenize_terms USING fts5vocab (temp, parley_tokenize, instance)");
-        scratch = {
-          insert: database.prepare("INSERT INTO temp.parley_tokenize (rowid, title, body) VALUES (?, ?, ?)"),
-          read: database.prepare("SELECT doc, col, term FROM temp.parley_tokenize_terms"),
-          clear: database.prepare("INSERT INTO temp.parley_tokenize (parley_tokenize) VALUES ('delete-all')"),
-        };
-      }
+      const { insert, read, clear } = scratchStatements();
       try {
-        for (const row of rows) scratch.insert.run(row.id, row.title, row.body);
-        return (scratch.read.raw(true).all() as [number, string, string][]).map(([doc, col, term]) => [doc, col === "title" ? 0 : 1, term]);
+        for (const row of rows) insert.run(row.id, row.title, row.body);
+        return (read.raw(true).all() as [number, string, string][]).map(([doc, col, term]) => [doc, col === "title" ? 0 : 1, term]);
       } finally {
-        scratch.clear.run();
+        clear.run();
       }
     });
+
+  // The temporary tables are made inside a search's transaction, so a rollback of it (or of a
+  // caller's transaction around it) takes them away while their statements stay prepared here.
+  // The temp schema's version, read as each search or warm-up slice starts, tells: when it is
+  // not the one seen after the tables were last made, they are made again at their next use.
+  const tempSchemaVersion = database.prepare("PRAGMA temp.schema_version").pluck();
+  let madeAtVersion: number | undefined;
+  const forgetRolledBackTables = () => {
+    if (madeAtVersion === undefined || tempSchemaVersion.get() === madeAtVersion) return;
+    prepared.clear();
+    scratch = undefined;
+    madeAtVersion = undefined;
+  };
+  const tablesMade = () => {
+    madeAtVersion = tempSchemaVersion.get() as number;
+  };
 
   /** Each word's FTS5 term, or null when FTS5 makes it no term or a phrase of several. */
   const termsOf = (words: string[]): (string | null)[] => {
@@ -112,6 +135,7 @@ export function createPostingCache(database: Database, options: { titleWeight: n
         ),
       };
       prepared.set(key, statements);
+      tablesMade();
     }
     return statements;
   };
@@ -286,6 +310,7 @@ export function createPostingCache(database: Database, options: { titleWeight: n
      * questions do not pay each word's first read (docs/retrieval.md, "Warming up").
      */
     warm(key: number, ftsTable: string, generation: number, deadline: number): { done: boolean; words: number } {
+      forgetRolledBackTables();
       const table = refresh(key, ftsTable, generation);
       if (table === null) return { done: true, words: 0 };
       table.unread ??= statementsFor(ftsTable).frequent.pluck().all() as string[];
@@ -309,6 +334,7 @@ export function createPostingCache(database: Database, options: { titleWeight: n
      * or null when the query must go to FTS5. Call inside the read transaction that read `generation`.
      */
     search(key: number, ftsTable: string, generation: number, words: string[], k: number): ScoredRow[] | null {
+      forgetRolledBackTables();
       const terms = termsOf(words);
       if (terms.some((term) => term === null)) return null;
       const table = refresh(key, ftsTable, generation);
