@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "./database.js";
 import { closeAfterEach, temporaryPaths } from "./sqlite-storage-test-fixtures.js";
@@ -35,13 +35,19 @@ describe("startWalCheckpointer", () => {
     expect(database.prepare("SELECT count(*) FROM notes").pluck().get()).toBe(1_510);
   });
 
-  /** Frames of the WAL seen by five rounds while commits keep coming, a turn of the event loop apart. */
-  async function roundsUnderCommits(restartFrames: number): Promise<number[]> {
-    const database = track(openDatabase({ path: freshPath() }));
+  /**
+   * Frames of the WAL seen by five rounds while commits keep coming, a turn of the event loop
+   * apart, and the WAL header's first salt after each round (SQLite changes it each time the WAL
+   * starts over).
+   */
+  async function roundsUnderCommits(restartFrames: number): Promise<{ framesSeen: number[]; salts: number[] }> {
+    const path = freshPath();
+    const database = track(openDatabase({ path }));
     database.exec("CREATE TABLE notes (text TEXT)");
     const checkpointer = startWalCheckpointer(database, { intervalMs: ONLY_WHEN_ASKED, restartFrames });
     try {
       const framesSeen: number[] = [];
+      const salts: number[] = [];
       for (let round = 0; round < 5; round++) {
         // Commits keep coming, a turn of the event loop apart, until the round is over.
         let over = false;
@@ -53,25 +59,26 @@ describe("startWalCheckpointer", () => {
         const { frames, backfilled } = await result;
         if (frames >= restartFrames) expect(backfilled).toBe(frames);
         framesSeen.push(frames);
+        salts.push(readFileSync(`${path}-wal`).readUInt32BE(16));
       }
-      return framesSeen;
+      return { framesSeen, salts };
     } finally {
       await checkpointer.stop();
     }
   }
 
   it("starts a long WAL over under a steady stream of commits, which go on while the worker copies", async () => {
-    const framesSeen = await roundsUnderCommits(1);
-    // Each round after the first began on a WAL started over by the first commit after the round
-    // before: it holds that round's commits only, never every commit so far (the first round
-    // waits for the worker to start, so its commits are many).
-    for (const frames of framesSeen.slice(1)) expect(frames).toBeLessThan(framesSeen[0]!);
+    const { framesSeen, salts } = await roundsUnderCommits(1);
+    // The WAL started over (a new header) while the commits went on, at each round that found
+    // every frame copied; the first round waits for the worker to start, so its commits are many.
+    expect(new Set(salts).size).toBeGreaterThan(1);
     expect(framesSeen[0]).toBeGreaterThan(0);
   });
 
   it("lets a short WAL grow, without a checkpoint on the server's own connection", async () => {
-    const framesSeen = await roundsUnderCommits(1_000_000);
+    const { framesSeen, salts } = await roundsUnderCommits(1_000_000);
     for (let round = 1; round < framesSeen.length; round++) expect(framesSeen[round]).toBeGreaterThan(framesSeen[round - 1]!);
+    expect(new Set(salts).size).toBe(1);
   });
 
   it("gives the checkpoints back to the database's own connection when it stops", async () => {
