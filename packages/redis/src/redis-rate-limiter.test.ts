@@ -54,7 +54,7 @@ if (testRedisUrl === undefined) {
       const relay = await startCuttableRelay(url);
       const connection = await connectRedis(relay.url, { commandTimeoutMs: 500 });
       const failures: unknown[] = [];
-      const limiter = createRedisRateLimiter({ client: connection.client, prefix: uniquePrefix(), failOpen, onFailure: (error) => failures.push(error) });
+      const limiter = createRedisRateLimiter({ client: connection.scripting, prefix: uniquePrefix(), failOpen, onFailure: (error) => failures.push(error) });
       expect((await limiter.hit("k", 1, 60_000)).allowed).toBe(true);
       await relay.cut();
       return { limiter, failures, close: () => connection.close().catch(() => {}) };
@@ -74,6 +74,26 @@ if (testRedisUrl === undefined) {
       expect(await limiter.hit("k", 1, 60_000)).toMatchObject({ allowed: true, limit: 1 });
       expect(failures).toHaveLength(1);
       await close();
+    });
+  });
+
+  describe("the Redis rate limiter when Redis hangs", () => {
+    it("refuses once the command's deadline passed, and says so to onFailure", async () => {
+      const relay = await startCuttableRelay(url);
+      const connection = await connectRedis(relay.url, { commandTimeoutMs: 300 });
+      const failures: unknown[] = [];
+      const limiter = createRedisRateLimiter({ client: connection.scripting, prefix: uniquePrefix(), onFailure: (error) => failures.push(error) });
+      try {
+        expect((await limiter.hit("k", 1, 60_000)).allowed).toBe(true);
+        relay.silence();
+        const error = await limiter.hit("other", 5, 60_000).catch((caught: unknown) => caught);
+        expect(isParleyError(error, "unavailable")).toBe(true);
+        expect(failures.map((failure) => (failure as Error).message)).toEqual(["Redis did not answer within 300 ms"]);
+      } finally {
+        // Closing waits for the unanswered command only as long as a command may wait.
+        await connection.close();
+        await relay.cut();
+      }
     });
   });
 

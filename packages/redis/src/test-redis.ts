@@ -16,11 +16,13 @@ export function skipWithoutRedis(suite: string): void {
 export const uniquePrefix = () => `parley-test:${randomUUID()}:`;
 
 /** A TCP relay to Redis that a test can cut, to see what the limiter does when Redis goes away. */
-export async function startCuttableRelay(url: string): Promise<{ url: string; cut(): Promise<void> }> {
+export async function startCuttableRelay(url: string): Promise<{ url: string; cut(): Promise<void>; silence(): void }> {
   const target = new URL(url);
   const sockets = new Set<Socket>();
+  const outbounds = new Set<Socket>();
   const server: Server = createServer((inbound) => {
     const outbound = connect(Number(target.port || 6379), target.hostname);
+    outbounds.add(outbound);
     for (const socket of [inbound, outbound]) {
       sockets.add(socket);
       socket.on("error", () => {});
@@ -34,6 +36,10 @@ export async function startCuttableRelay(url: string): Promise<{ url: string; cu
   relayed.port = String(port);
   return {
     url: relayed.toString(),
+    /** Keeps every connection open but passes no answer back: a Redis that hangs. */
+    silence: () => {
+      for (const outbound of outbounds) outbound.unpipe().pause();
+    },
     cut: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -3,7 +3,8 @@
 // The fake OpenAI answers at once; the chatbot has no documents, so a chat is the storage,
 // limiter and HTTP path (the search index only finds the chatbot has no chunks). On PostgreSQL
 // Storage and the search index share the server (in-process vectors where it has no pgvector). Engines: PARLEY_TEST_DATABASE_URL and PARLEY_TEST_REDIS_URL (defaults: the
-// machine's 127.0.0.1 servers). Options: --duration S (10), --connections N (12), --warmup S (3), --skip sqlite,profile, --waits (what PostgreSQL's backends wait for during each run). After the
+// machine's 127.0.0.1 servers). Options: --duration S (10), --connections N (12), --warmup S (3), --skip sqlite,three,profile, --waits (what PostgreSQL's backends wait for during each run),
+// --profile DIR (each PostgreSQL server process writes a CPU profile there, `node --cpu-prof`, when it stops). After the
 // throughput table, each chat statement's share of PostgreSQL's CPU (chat-statement-cpu.ts).
 import autocannon, { type Request, type Result } from "autocannon";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -21,7 +22,7 @@ import { sampleWaits } from "./wait-events.js";
 import { startChild, type Child } from "./processes.js";
 
 const { values: flags } = parseArgs({
-  options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "12" }, skip: { type: "string", default: "" }, warmup: { type: "string", default: "3" }, waits: { type: "boolean", default: false } },
+  options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "12" }, skip: { type: "string", default: "" }, warmup: { type: "string", default: "3" }, waits: { type: "boolean", default: false }, profile: { type: "string" } },
 });
 /** Parts left out of this run (`--skip sqlite,profile`), for quicker A/B runs of the PostgreSQL rows. */
 const SKIP = new Set(flags.skip.split(",").filter(Boolean));
@@ -179,8 +180,9 @@ try {
   await server.child.stop();
   }
   const redisPid = await redisProcessId(redisUrl);
-  for (const size of [1, 3]) {
-    const cluster = await startCluster({ size, databaseUrl: storageUrl, redisUrl, env });
+  for (const size of SKIP.has("three") ? [1] : [1, 3]) {
+    const nodeArgs = flags.profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${flags.profile}`];
+    const cluster = await startCluster({ size, databaseUrl: storageUrl, redisUrl, env, nodeArgs });
     try {
       const { keys, chatbotId } = await seed(cluster.seeder.parley);
       const watched = { servers: cluster.members.map((member) => member.child.pid!), redis: redisPid };

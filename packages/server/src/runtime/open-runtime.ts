@@ -30,7 +30,7 @@ export async function openRuntime(config: ServerConfig): Promise<ParleyRuntime> 
 
 function redisLimiter(redis: RedisConnection, config: ServerConfig): RateLimiter {
   return createRedisRateLimiter({
-    client: redis.client,
+    client: redis.scripting,
     failOpen: config.redisFailOpen,
     onFailure: (error) =>
       consoleLog({

@@ -16,10 +16,10 @@ export interface Member {
 }
 
 /** Starts one server process and resolves once it prints its URL. */
-function startMember(env: Record<string, string>): Promise<Member> {
+function startMember(env: Record<string, string>, nodeArgs: readonly string[]): Promise<Member> {
   const script = "test/scaleout/scaleout-child.ts";
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", script], {
+    const child = spawn(process.execPath, [...nodeArgs, "--conditions=source", "--import", "tsx", script], {
       cwd: SERVER_ROOT,
       env: { PATH: process.env.PATH, ...env },
       stdio: ["ignore", "pipe", "pipe"],
@@ -41,7 +41,14 @@ function startMember(env: Record<string, string>): Promise<Member> {
  * run; in-process vectors where the server has no pgvector) and one Redis, plus a runtime in this
  * process for seeding.
  */
-export async function startCluster(options: { size: number; databaseUrl: string; redisUrl: string; env: Record<string, string> }) {
+export async function startCluster(options: {
+  size: number;
+  databaseUrl: string;
+  redisUrl: string;
+  env: Record<string, string>;
+  /** More flags for each server's node (a benchmark's `--cpu-prof`). */
+  nodeArgs?: readonly string[];
+}) {
   const schema = `parley_cluster_${randomUUID().replaceAll("-", "")}`;
   const setup = createPool({ url: options.databaseUrl, poolSize: 1 });
   await setup.query(`CREATE SCHEMA ${schema}`);
@@ -51,7 +58,7 @@ export async function startCluster(options: { size: number; databaseUrl: string;
   await openPostgres({ pool: storagePool });
   const env = { ...options.env, ...enginesToEnv(engines) };
   const seeder: ParleyRuntime = await openScaleoutRuntime(loadConfig(env), engines);
-  const members = await Promise.all(Array.from({ length: options.size }, () => startMember(env)));
+  const members = await Promise.all(Array.from({ length: options.size }, () => startMember(env, options.nodeArgs ?? [])));
   return {
     members,
     seeder,

@@ -21,7 +21,7 @@ export interface ScaleoutEngines {
 export async function openScaleoutRuntime(config: ServerConfig, engines: ScaleoutEngines): Promise<ParleyRuntime> {
   const pool = createPool({ url: engines.databaseUrl, schema: engines.schema, poolSize: 10 });
   const redis = await connectRedis(engines.redisUrl);
-  const rateLimiter = createRedisRateLimiter({ client: redis.client, prefix: engines.redisPrefix });
+  const rateLimiter = createRedisRateLimiter({ client: redis.scripting, prefix: engines.redisPrefix });
   const searchIndex = createPostgresSearchIndex({ pool });
   const wired = wireParley(config, { storage: createPostgresStorage({ pool }), searchIndex, uploads: createPostgresUploadStore(pool), rateLimiter });
   const dispatcher = wired.parley.createWebhookDispatcher({ leaseMs: 3_000, pollIntervalMs: 100, timeoutMs: 2_000, log: () => {} });
