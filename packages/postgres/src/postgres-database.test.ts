@@ -1,10 +1,12 @@
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { MIGRATIONS, schemaVersion } from "./migrations/migrate.js";
+import { isParleyError } from "@parley/core";
 import { createPool, openPostgres, UNPREPARED_PARAMETER } from "./postgres-database.js";
+import { inTransaction } from "./postgres-transaction.js";
 import { STORAGE_SQL } from "./postgres-storage-statements.js";
 import { PostgresSetupError } from "./postgres-setup-error.js";
-import { skipWithoutPostgres, testDatabaseUrl, useTestSchema } from "./test-postgres.js";
+import { skipWithoutPostgres, startSilenceableRelay, testDatabaseUrl, useTestSchema } from "./test-postgres.js";
 
 /** A port on 127.0.0.1 where nothing listens. */
 async function closedPort(): Promise<number> {
@@ -30,6 +32,31 @@ if (testDatabaseUrl === undefined) {
 } else {
   const url = testDatabaseUrl;
   const pool = useTestSchema(url, ["storage"]);
+
+  describe("a PostgreSQL server that stops answering", () => {
+    it("fails a query and a transaction as unavailable once the statement timeout and its margin passed, and discards their connections", async () => {
+      const relay = await startSilenceableRelay(url);
+      const hung = createPool({ url: relay.url, poolSize: 2, statementTimeoutMs: 200 });
+      try {
+        // Both connections open and idle in the pool, so each request below takes one of them.
+        await Promise.all([hung.query("SELECT pg_sleep(0.05)"), inTransaction(hung, (client) => client.query("SELECT pg_sleep(0.05)"))]);
+        expect(hung.idleCount).toBe(2);
+        relay.silence();
+        const [query, transaction] = await Promise.all([
+          hung.query("SELECT 1").catch((caught: unknown) => caught),
+          inTransaction(hung, (client) => client.query("SELECT 1")).catch((caught: unknown) => caught),
+        ]);
+        for (const error of [query, transaction]) {
+          expect(isParleyError(error, "unavailable")).toBe(true);
+          expect((error as { detail: string }).detail).toBe("The database is unavailable. Try again shortly.");
+        }
+        expect(hung.totalCount).toBe(0);
+      } finally {
+        await relay.close();
+        await hung.end();
+      }
+    });
+  });
 
   describe("migrations on a PostgreSQL server", () => {
     it("records each migration of the storage track once, however many servers open at once", async () => {

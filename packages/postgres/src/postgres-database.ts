@@ -9,6 +9,8 @@ import type { VectorMode } from "./postgres-vector-mode.js";
 export const DEFAULT_POOL_SIZE = 10;
 /** How long one statement may run before PostgreSQL cancels it, unless told otherwise. */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+/** How long after the statement timeout the client stops waiting for an answer. */
+const CLIENT_TIMEOUT_MARGIN_MS = 2_000;
 
 /** How to reach PostgreSQL: a URL (the adapter opens and closes its pool) or a pool of the caller's. */
 export type PostgresConnectionOptions = (
@@ -79,6 +81,10 @@ export function createPool(options: { url: string; poolSize?: number; statementT
     max: options.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: 10_000,
     statement_timeout: timeout,
+    // The statement timeout is the server's: a server that hangs (stopped, or behind a lost
+    // network) never sends it. The client gives up a little after it, and the connection is
+    // discarded (postgres-unavailable.ts counts the read timeout as a lost connection).
+    ...(timeout === 0 ? {} : { query_timeout: timeout + CLIENT_TIMEOUT_MARGIN_MS }),
     ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema.replace(/[^a-z0-9_]/g, "")}` }),
     types,
   });

@@ -19,7 +19,9 @@ export async function inTransaction<Result>(pool: pg.Pool, step: (client: pg.Poo
     return result;
   } catch (error) {
     failure = error;
-    await client.query("ROLLBACK").catch(() => {});
+    // A lost or hung connection is discarded below, which rolls back as surely; asking it to
+    // roll back would wait for a hung server's answer once more.
+    if (toUnavailable(error) === error) await client.query("ROLLBACK").catch(() => {});
     throw toUnavailable(error);
   } finally {
     client.off("error", ignore);

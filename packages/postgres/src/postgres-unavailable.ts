@@ -5,7 +5,8 @@ import { isParleyError, serviceUnavailable } from "@parley/core";
 // crashed, or not accepting connections yet), 53300 (too many connections).
 const SERVER_GONE = new Set(["57P01", "57P02", "57P03", "53300"]);
 const SOCKET_GONE = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND"]);
-const CLIENT_GONE = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed/i;
+// "Query read timeout": no answer within the client's timeout (createPool), the server hung.
+const CLIENT_GONE = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed|Query read timeout/i;
 
 /** Whether `error` says PostgreSQL could not be reached or dropped the connection (retrying later can succeed). */
 export function isConnectionFailure(error: unknown): boolean {

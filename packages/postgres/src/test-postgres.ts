@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { connect, createServer, type Server, type Socket } from "node:net";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { createPool, openPostgres } from "./postgres-database.js";
@@ -40,4 +41,37 @@ export function useTestSchema(url: string, tracks: readonly MigrationTrack[] = [
 export async function truncateStorage(pool: pg.Pool): Promise<void> {
   await pool.query(`TRUNCATE plans, users, api_keys, chatbots, conversations, messages, monthly_usage, outbox_events, ingestions,
     webhook_subscriptions, webhook_deliveries, uploads RESTART IDENTITY CASCADE`);
+}
+
+/**
+ * A TCP relay to the PostgreSQL server of `url` that a test can silence: its connections stay
+ * open but pass no answer back, as from a server that hangs (stopped, or behind a lost network).
+ */
+export async function startSilenceableRelay(url: string): Promise<{ url: string; silence(): void; close(): Promise<void> }> {
+  const target = new URL(url);
+  const sockets = new Set<Socket>();
+  const answers = new Set<Socket>();
+  const server: Server = createServer((inbound) => {
+    const outbound = connect(Number(target.port || 5432), target.hostname);
+    answers.add(outbound);
+    for (const socket of [inbound, outbound]) {
+      sockets.add(socket);
+      socket.on("error", () => {});
+    }
+    inbound.pipe(outbound).pipe(inbound);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const relayed = new URL(url);
+  relayed.hostname = "127.0.0.1";
+  relayed.port = String((server.address() as { port: number }).port);
+  return {
+    url: relayed.toString(),
+    silence: () => {
+      for (const outbound of answers) outbound.unpipe().pause();
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
