@@ -20,12 +20,23 @@ const insertOutboxEvents = (from: number, guard?: string) => `INSERT INTO outbox
       FROM unnest($${from}::text[], $${from + 1}::text[], $${from + 2}::text[], $${from + 3}::text[], $${from + 4}::text[], $${from + 5}::bigint[]) WITH ORDINALITY AS e (id, type, user_id, chatbot_id, data, created_at, position)
       ${guard === undefined ? "" : `WHERE EXISTS (SELECT 1 FROM ${guard}) `}ORDER BY position`;
 
+/**
+ * One message reserved on stripe `stripe` of the user's month, when `condition` holds: only while
+ * the stripe has a share left for this very limit (its `basis`), so the stripes' counts never add
+ * up past the limit (docs/scaling.md, "One user's quota, in stripes"). Returns the stripe's count.
+ */
+const reserveOnStripe = (user: string, month: string, limit: string, stripe: string, condition: string) =>
+  `UPDATE monthly_usage AS usage SET used = usage.used + 1
+      WHERE usage.user_id = ${user} AND usage.month = ${month} AND usage.stripe = ${stripe}::smallint AND usage.basis = ${limit}::bigint
+        AND usage.used < usage.allowance AND ${condition}
+      RETURNING used`;
+
 export const CHAT_SQL = preparedStatements("chat", {
   /** What a chat checks before it accepts a message, in one statement: each part a JSON row (or null). */
   readChatState: `SELECT
       (SELECT row_to_json(b) FROM (SELECT ${CHATBOT_COLUMNS} FROM chatbots WHERE id = $1) b) AS chatbot,
       (SELECT row_to_json(p) FROM (SELECT name, monthly_messages FROM plans WHERE name = $2) p) AS plan,
-      coalesce((SELECT used FROM monthly_usage WHERE user_id = $3 AND month = $4), 0) AS used,
+      (SELECT coalesce(sum(used), 0)::bigint FROM monthly_usage WHERE user_id = $3 AND month = $4) AS used,
       (SELECT row_to_json(v) FROM (SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE chatbot_id = $1 AND session_id = $5) v) AS conversation`,
   /**
    * The same, with the API key read by its hash ($1) and its user, as whom the rest is read: the
@@ -41,26 +52,25 @@ export const CHAT_SQL = preparedStatements("chat", {
       (SELECT row_to_json(k) FROM k) AS key,
       (SELECT row_to_json(b) FROM (SELECT ${CHATBOT_COLUMNS} FROM chatbots WHERE id = $2 AND EXISTS (SELECT 1 FROM k)) b) AS chatbot,
       (SELECT row_to_json(p) FROM (SELECT name, monthly_messages FROM plans WHERE name = (SELECT u_plan_name FROM k)) p) AS plan,
-      coalesce((SELECT used FROM monthly_usage WHERE user_id = (SELECT user_id FROM k) AND month = $3), 0) AS used,
+      (SELECT coalesce(sum(used), 0)::bigint FROM monthly_usage WHERE user_id = (SELECT user_id FROM k) AND month = $3) AS used,
       (SELECT row_to_json(v) FROM (SELECT ${CONVERSATION_COLUMNS} FROM conversations
         WHERE chatbot_id = $2 AND session_id = coalesce($4, 'api-' || (SELECT user_id FROM k)) AND EXISTS (SELECT 1 FROM k)) v) AS conversation`,
   /**
    * Accepting a message into an existing conversation in one statement, applied only while the
    * conversation is still the one the events were built from ($3–$7: its id, count, takeover,
    * attention flag and reason; the row is locked first, so a concurrent step is waited for and
-   * compared after it): the quota reserved (only then is anything written), the conversation
-   * counted, the message and its events stored, and the history before it read. Returns the
-   * conversation as it was before, whether the guard held, the month's count when the quota
-   * was reserved (null: used up, nothing written), and the history, oldest first.
+   * compared after it): the quota reserved on the usage stripe $26 (only then is anything
+   * written), the conversation counted, the message and its events stored, and the history
+   * before it read. Returns the conversation as it was before, whether the guard held, the
+   * stripe's count when the quota was reserved (null: the stripe has no share left for the limit
+   * $10, or has none yet; nothing written), and the history, oldest first.
    */
   acceptIntoConversation: `WITH current AS (
       SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE chatbot_id = $1 AND session_id = $2 FOR UPDATE
     ), guarded AS (
       SELECT 1 FROM current WHERE id = $3 AND message_count = $4 AND human_takeover = $5 AND needs_attention = $6 AND attention_reason IS NOT DISTINCT FROM $7::text
     ), reserved AS (
-      INSERT INTO monthly_usage AS usage (user_id, month, used) SELECT $8, $9, 1 WHERE $10::bigint > 0 AND EXISTS (SELECT 1 FROM guarded)
-      ON CONFLICT (user_id, month) DO UPDATE SET used = usage.used + 1 WHERE usage.used < $10::bigint
-      RETURNING used
+      ${reserveOnStripe("$8", "$9", "$10", "$26", "EXISTS (SELECT 1 FROM guarded)")}
     ), counted AS (
       UPDATE conversations SET message_count = message_count + 1, updated_at = $18 WHERE id = $3 AND EXISTS (SELECT 1 FROM reserved)
     ), history AS (
@@ -83,15 +93,13 @@ export const CHAT_SQL = preparedStatements("chat", {
     ON CONFLICT (chatbot_id, session_id) DO UPDATE SET message_count = conversations.message_count + 1, updated_at = excluded.updated_at
     RETURNING ${CONVERSATION_COLUMNS}, (xmax = 0) AS created`,
   /**
-   * Reserves one message of the month's quota and, only when that succeeded, stores the message
-   * and its events (in order): no row when the quota is used up. The last statement of the
-   * step, so the user's usage row (which every chat of the user needs) is locked for as short
-   * a time as possible.
+   * Reserves one message of the month's quota on the usage stripe $18 and, only when that
+   * succeeded, stores the message and its events (in order): no row when the stripe has no share
+   * left. The last statement of the step, after the stripes were shared out under their lock
+   * (`USAGE_SQL`).
    */
   reserveAndStore: `WITH reserved AS (
-      INSERT INTO monthly_usage AS usage (user_id, month, used) SELECT $1, $2, 1 WHERE $3::bigint > 0
-      ON CONFLICT (user_id, month) DO UPDATE SET used = usage.used + 1 WHERE usage.used < $3::bigint
-      RETURNING used
+      ${reserveOnStripe("$1", "$2", "$3", "$18", "true")}
     ), stored AS (
       ${storeMessageIf(4, "reserved")}
     ), events AS (

@@ -77,6 +77,77 @@ if (testDatabaseUrl === undefined) {
       }
     });
 
+    it("100 concurrent first messages of 100 sessions from three pools with 37 of the quota left accept exactly 37", async () => {
+      await truncateStorage(shared());
+      const { stores, close } = await storages(3);
+      try {
+        const { input } = await seed(stores[0]!);
+        const results = await Promise.all(
+          Array.from({ length: 100 }, (_, index) => stores[index % 3]!.acceptUserMessage(input({ monthlyLimit: 37, sessionId: `s${index}` }))),
+        );
+        expect(results.filter((result) => result.accepted)).toHaveLength(37);
+        expect(await stores[1]!.getMonthlyUsage(input().userId, "2026-11")).toBe(37);
+      } finally {
+        await close();
+      }
+    });
+
+    it("one user's concurrent messages reserve on several usage stripes, whose counts add up to the month's and never past the limit", async () => {
+      await truncateStorage(shared());
+      const { stores, close } = await storages(3);
+      try {
+        const { user, input } = await seed(stores[0]!);
+        const results = await Promise.all(
+          Array.from({ length: 40 }, (_, index) => stores[index % 3]!.acceptUserMessage(input({ monthlyLimit: 1000, sessionId: `s${index}` }))),
+        );
+        expect(results.filter((result) => result.accepted)).toHaveLength(40);
+        expect(await stores[2]!.getMonthlyUsage(user.id, "2026-11")).toBe(40);
+        const { rows } = await shared().query<{ stripes: number; used: number; shares: number }>(
+          "SELECT count(*) FILTER (WHERE used > 0)::int AS stripes, sum(used)::int AS used, sum(allowance) FILTER (WHERE basis = 1000)::int AS shares FROM monthly_usage WHERE user_id = $1",
+          [user.id],
+        );
+        expect(rows[0]!.stripes).toBeGreaterThan(1);
+        expect(rows[0]!.used).toBe(40);
+        expect(rows[0]!.shares).toBeLessThanOrEqual(1000);
+      } finally {
+        await close();
+      }
+    });
+
+    it("a limit raised after it was reached lets messages in again, and a lowered one refuses at once", async () => {
+      await truncateStorage(shared());
+      const { stores, close } = await storages(1);
+      const storage = stores[0]!;
+      try {
+        const { user, input } = await seed(storage);
+        const send = (monthlyLimit: number) => storage.acceptUserMessage(input({ monthlyLimit }));
+        expect((await send(2)).accepted).toBe(true);
+        expect((await send(2)).accepted).toBe(true);
+        expect(await send(2)).toEqual({ accepted: false, used: 2 });
+        for (let count = 0; count < 3; count += 1) expect((await send(5)).accepted).toBe(true);
+        expect(await send(5)).toEqual({ accepted: false, used: 5 });
+        expect(await send(3)).toEqual({ accepted: false, used: 5 });
+        expect(await storage.getMonthlyUsage(user.id, "2026-11")).toBe(5);
+      } finally {
+        await close();
+      }
+    });
+
+    it("a month counted before the stripes (one row, as the migration leaves it) keeps counting from there", async () => {
+      await truncateStorage(shared());
+      const { stores, close } = await storages(1);
+      const storage = stores[0]!;
+      try {
+        const { user, input } = await seed(storage);
+        await shared().query("INSERT INTO monthly_usage (user_id, month, used) VALUES ($1, '2026-11', 5)", [user.id]);
+        expect(await storage.getMonthlyUsage(user.id, "2026-11")).toBe(5);
+        expect((await storage.acceptUserMessage(input({ monthlyLimit: 6 }))).accepted).toBe(true);
+        expect(await storage.acceptUserMessage(input({ monthlyLimit: 6 }))).toEqual({ accepted: false, used: 6 });
+      } finally {
+        await close();
+      }
+    });
+
     it("claims from three pools at once never lease one attempt twice, and each delivery is claimed", async () => {
       await truncateStorage(shared());
       const { stores, close } = await storages(3);

@@ -37,13 +37,17 @@ export const STORAGE_SQL = preparedStatements("storage", {
   updateChatbot: `UPDATE chatbots SET name = $2, provider = $3, model = $4, system_prompt = $5, fallback_message = $6, is_active = $7,
     updated_at = $8, deleted_at = $9, widget = $10, widget_secret_nonce = $11 WHERE id = $1`,
 
-  // The quota reservation, one statement: insert the month's counter at 1, or add 1 only while
-  // it is below the limit. A concurrent reservation waits for the row lock and re-checks the
-  // condition on the row as committed, so concurrent messages never pass the limit.
-  reserveMonthlyQuota: `INSERT INTO monthly_usage AS usage (user_id, month, used) SELECT $1, $2, 1 WHERE $3::bigint > 0
-    ON CONFLICT (user_id, month) DO UPDATE SET used = usage.used + 1 WHERE usage.used < $3::bigint
-    RETURNING used`,
-  getMonthlyUsage: "SELECT used FROM monthly_usage WHERE user_id = $1 AND month = $2",
+  // A user's month of usage is kept in stripes (docs/scaling.md, "One user's quota, in
+  // stripes"): the month's count is their sum. A chat reserves on one stripe within its share
+  // (CHAT_SQL); when a stripe's share runs out, the stripes are locked in order and what is left
+  // of the limit is shared out again (postgres-storage.ts, shareOutUsage).
+  getMonthlyUsage: "SELECT coalesce(sum(used), 0)::bigint AS used FROM monthly_usage WHERE user_id = $1 AND month = $2",
+  lockUsageStripes: "SELECT stripe, used FROM monthly_usage WHERE user_id = $1 AND month = $2 ORDER BY stripe FOR UPDATE",
+  addUsageStripes: `INSERT INTO monthly_usage (user_id, month, stripe, used, allowance, basis)
+    SELECT $1, $2, stripe, 0, 0, -1 FROM generate_series(0, $3::int - 1) AS stripe ON CONFLICT (user_id, month, stripe) DO NOTHING`,
+  shareUsageStripes: `UPDATE monthly_usage AS usage SET allowance = shares.allowance, basis = $3
+    FROM unnest($4::smallint[], $5::bigint[]) AS shares (stripe, allowance)
+    WHERE usage.user_id = $1 AND usage.month = $2 AND usage.stripe = shares.stripe`,
 
   getConversationById: `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = $1`,
   findConversation: `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE chatbot_id = $1 AND session_id = $2`,

@@ -1,5 +1,5 @@
 import { conflict, newUserMessage, widgetSettingsFrom } from "@parley/core";
-import type { Chatbot, ChatbotChanges, Conversation, Message, OutboxEvent, Storage } from "@parley/core";
+import type { AcceptUserMessage, Chatbot, ChatbotChanges, Conversation, Message, OutboxEvent, Storage } from "@parley/core";
 import type pg from "pg";
 import { inTransaction } from "./postgres-transaction.js";
 import { API_KEY_COLUMNS, CHATBOT_COLUMNS, MESSAGE_COLUMNS, OUTBOX_COLUMNS, columnValues, outboxEventFromRow, outboxEventToRow, planFromRow, userFromRow, type ApiKeyRow, type ChatbotRow, type ConversationRow, type MessageRow, type OutboxEventRow, type PlanRow, type UserRow } from "@parley/core/storage-rows";
@@ -71,9 +71,37 @@ const eventColumns = (events: readonly OutboxEvent[]) => [
 /** How many times a guarded one-statement step is tried (each time from the row the last one returned) before the locked transaction. */
 const GUARDED_ATTEMPTS = 3;
 
-async function monthlyUsage(pool: pg.Pool, userId: string, month: string): Promise<number> {
-  const { rows } = await pool.query<{ used: number }>(SQL.getMonthlyUsage, [userId, month]);
-  return rows[0]?.used ?? 0;
+/** Stripes of a user's month of usage: one user's concurrent chats reserve on different rows. */
+const USAGE_STRIPES = 16;
+const randomStripe = () => Math.floor(Math.random() * USAGE_STRIPES);
+/** Users' months a storage remembers as having their stripes (forgotten all at once beyond it). */
+const MONTHS_REMEMBERED = 10_000;
+
+/** Rolls back a chat's accepting step that found its month's usage stripes not all made yet. */
+class UsageStripesMissing extends Error {}
+
+/**
+ * Shares what is left of the user's month under `limit` out over its stripes, which stay locked
+ * for the rest of the transaction: each stripe's share is its count plus an equal part of what is
+ * left. Returns a stripe with a share to reserve on, or the month's count when nothing is left.
+ * The stripes are locked in one ordered pass by a transaction that holds no other stripe, so two
+ * of these never wait on each other in a cycle, and a chat's one-stripe reservation waits for
+ * this and then sees the new shares. Throws UsageStripesMissing when the month has fewer than
+ * USAGE_STRIPES stripes: they are made outside the transaction (rows inserted here would be held
+ * out of order), and the step runs again.
+ */
+async function shareOutUsage(client: pg.PoolClient, userId: string, month: string, limit: number): Promise<{ stripe: number } | { used: number }> {
+  const { rows } = await client.query<{ stripe: number; used: number }>(SQL.lockUsageStripes, [userId, month]);
+  if (rows.length < USAGE_STRIPES) throw new UsageStripesMissing();
+  const used = rows.reduce((sum, row) => sum + Number(row.used), 0);
+  const left = limit - used;
+  if (left <= 0) return { used };
+  const share = Math.floor(left / rows.length);
+  const extra = left % rows.length;
+  const allowances = rows.map((row, index) => Number(row.used) + share + (index < extra ? 1 : 0));
+  await client.query(SQL.shareUsageStripes, [userId, month, limit, rows.map((row) => row.stripe), allowances]);
+  // The first stripe's share grew by at least one.
+  return { stripe: rows[0]!.stripe };
 }
 
 async function readConversation(pool: pg.Pool, id: string): Promise<Conversation | null> {
@@ -99,6 +127,40 @@ async function firstFreeSlug(client: Queryable, ownerId: string, base: string): 
 export function createPostgresStorage(options: PostgresStorageOptions): Storage {
   const { pool } = options;
   const write = <Result>(step: (client: pg.PoolClient) => Promise<Result>) => inTransaction(pool, step);
+  /** The users' months (user id, NUL, month) whose usage stripes this process made or found made. */
+  const stripesMade = new Set<string>();
+  /** A chat's accepting step in a transaction (when the one-statement step could not apply). */
+  const acceptInTransaction = (input: AcceptUserMessage) =>
+    write(async (client) => {
+      const values = [input.newConversationId, input.chatbotId, toText(input.sessionId), input.at];
+      const counted = (await client.query<ConversationRow & { created: boolean }>(CHAT_SQL.countInConversation, values)).rows[0]!;
+      const conversation = postgresRows.conversationFromRow(counted);
+      // Read under the conversation's lock and before the insert: exactly the messages before this one.
+      const recent = await client.query<MessageRow>(SQL.recentMessages, [conversation.id, input.historyLimit]);
+      const history = recent.rows.reverse().map(postgresRows.messageFromRow);
+      const message = newUserMessage({ id: input.messageId, conversationId: conversation.id, content: input.content, at: input.at });
+      // Built inside the transaction: if the builder throws, everything above rolls back with it.
+      const events = input.events({ conversation: { ...conversation }, conversationCreated: counted.created, message: { ...message } });
+      const reserveAndStore = (stripe: number) =>
+        client.query<{ used: number }>(CHAT_SQL.reserveAndStore, [input.userId, input.month, input.monthlyLimit, ...messageValues(message), ...eventColumns(events), stripe]);
+      // On a stripe of its own when that has a share left (nothing is written otherwise);
+      // else on the one the month was shared out again for. A reservation that waited for its
+      // stripe keeps it locked even when it then found no share left (PostgreSQL locks the newest
+      // version of a row before it checks it again), so it runs in a savepoint: rolled back to,
+      // no stripe stays locked before the ordered pass of shareOutUsage.
+      await client.query("SAVEPOINT stripe");
+      let reserved = await reserveAndStore(randomStripe());
+      if (reserved.rows.length === 0) {
+        await client.query("ROLLBACK TO SAVEPOINT stripe");
+        const shared = await shareOutUsage(client, input.userId, input.month, input.monthlyLimit);
+        // The quota is used up: the whole step rolls back, so the refusal leaves no trace.
+        if (!("stripe" in shared)) throw new QuotaUsedUp();
+        reserved = await reserveAndStore(shared.stripe);
+        // Cannot happen while the stripes are locked; refused rather than stored past the limit.
+        if (reserved.rows.length === 0) throw new QuotaUsedUp();
+      }
+      return { accepted: true as const, conversation, conversationCreated: counted.created, message, history, events };
+    });
   const webhooks = createPostgresWebhookStorage(pool);
   const operator = createPostgresOperatorStorage(pool);
   const agents = createPostgresAgentStorage(pool);
@@ -252,39 +314,42 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
         const { rows } = await pool.query<ConversationRow & { applied: boolean; used: number | null; history: MessageRow[] }>(CHAT_SQL.acceptIntoConversation, [
           input.chatbotId, toText(input.sessionId), expected.id, expected.messageCount, expected.humanTakeover, expected.needsAttention, expected.attentionReason,
           input.userId, input.month, input.monthlyLimit, input.historyLimit, ...messageValues(message), ...eventColumns(events),
+          randomStripe(),
         ]);
         const row = rows[0];
+        // The stripe has no share left (or the quota is used up): nothing was written; the
+        // locked transaction below shares the month out again, or refuses.
+        if (row?.applied && row.used === null) break;
         if (row?.applied) {
-          // The quota is used up: nothing was written.
-          if (row.used === null) return { accepted: false as const, used: await monthlyUsage(pool, input.userId, input.month) };
-          return { accepted: true as const, conversation, conversationCreated: false, message, history: row.history.map(postgresRows.messageFromRow), events, used: Number(row.used) };
+          return { accepted: true as const, conversation, conversationCreated: false, message, history: row.history.map(postgresRows.messageFromRow), events };
         }
         // Changed since it was read (or gone): built again from the row the statement saw.
         expected = row ? postgresRows.conversationFromRow(row) : null;
       }
-      // Five round trips: BEGIN, the conversation, the history, quota with message and events, COMMIT.
-      try {
-        return await write(async (client) => {
-          const values = [input.newConversationId, input.chatbotId, toText(input.sessionId), input.at];
-          const counted = (await client.query<ConversationRow & { created: boolean }>(CHAT_SQL.countInConversation, values)).rows[0]!;
-          const conversation = postgresRows.conversationFromRow(counted);
-          // Read under the conversation's lock and before the insert: exactly the messages before this one.
-          const recent = await client.query<MessageRow>(SQL.recentMessages, [conversation.id, input.historyLimit]);
-          const history = recent.rows.reverse().map(postgresRows.messageFromRow);
-          const message = newUserMessage({ id: input.messageId, conversationId: conversation.id, content: input.content, at: input.at });
-          // Built inside the transaction: if the builder throws, everything above rolls back with it.
-          const events = input.events({ conversation: { ...conversation }, conversationCreated: counted.created, message: { ...message } });
-          const reserved = await client.query<{ used: number }>(CHAT_SQL.reserveAndStore, [
-            input.userId, input.month, input.monthlyLimit, ...messageValues(message), ...eventColumns(events),
-          ]);
-          // The quota is used up: the whole step rolls back, so the refusal leaves no trace.
-          if (reserved.rows.length === 0) throw new QuotaUsedUp();
-          return { accepted: true as const, conversation, conversationCreated: counted.created, message, history, events, used: reserved.rows[0]!.used };
-        });
-      } catch (error) {
-        if (!(error instanceof QuotaUsedUp)) throw error;
-        const { rows } = await pool.query<{ used: number }>(SQL.getMonthlyUsage, [input.userId, input.month]);
-        return { accepted: false as const, used: rows[0]?.used ?? 0 };
+      // Six round trips: BEGIN, the conversation, the history, a savepoint, quota with message
+      // and events, COMMIT; four more when the stripe has no share left and the month is shared
+      // out; and once a month and process, the month's stripes made first.
+      const month = `${input.userId}\u0000${input.month}`;
+      for (let attempt = 0; ; attempt += 1) {
+        if (!stripesMade.has(month)) {
+          // Made in a statement of its own, holding no lock: the transaction that shares the
+          // month out then locks all of its stripes in one ordered pass.
+          await pool.query(SQL.addUsageStripes, [input.userId, input.month, USAGE_STRIPES]);
+          if (stripesMade.size >= MONTHS_REMEMBERED) stripesMade.clear();
+          stripesMade.add(month);
+        }
+        try {
+          return await acceptInTransaction(input);
+        } catch (error) {
+          // Gone since they were made (a database emptied under a running server): made again.
+          if (error instanceof UsageStripesMissing && attempt === 0) {
+            stripesMade.delete(month);
+            continue;
+          }
+          if (!(error instanceof QuotaUsedUp)) throw error;
+          const { rows } = await pool.query<{ used: number }>(SQL.getMonthlyUsage, [input.userId, input.month]);
+          return { accepted: false as const, used: rows[0]?.used ?? 0 };
+        }
       }
     },
     async appendAssistantMessage(input) {

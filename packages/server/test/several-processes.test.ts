@@ -86,7 +86,7 @@ describe.skipIf(storageUrl === undefined || redisUrl === undefined)(
       const refused = responses.filter((response) => response.status === 429);
       expect(refused).toHaveLength(63);
       for (const response of refused) expect((response.json as { detail: string }).detail).toMatch(/^Monthly message limit reached: the plan-quota@example\.com plan allows 37 messages per month\./);
-      const { rows } = await cluster.storagePool.query<{ used: number }>("SELECT used FROM monthly_usage WHERE user_id = $1", [user.id]);
+      const { rows } = await cluster.storagePool.query<{ used: number }>("SELECT sum(used)::bigint AS used FROM monthly_usage WHERE user_id = $1", [user.id]);
       expect(rows[0]!.used).toBe(37);
     }, 120_000);
 

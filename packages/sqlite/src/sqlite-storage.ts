@@ -264,7 +264,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
         // and the message are rolled back with it.
         const events = input.events({ conversation: { ...conversation }, conversationCreated: !found, message: { ...message } });
         insertOutboxEvents(statements, events);
-        return { accepted: true as const, conversation, conversationCreated: !found, message, history, events, used: reserved.used };
+        return { accepted: true as const, conversation, conversationCreated: !found, message, history, events };
       });
     },
     async appendAssistantMessage(input) {

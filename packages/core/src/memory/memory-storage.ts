@@ -175,7 +175,6 @@ export function createMemoryStorage(): Storage {
         message: copy(message),
         history: history.map(copy),
         events: events.map(copy),
-        used: used + 1,
       };
     },
     async appendAssistantMessage(input) {

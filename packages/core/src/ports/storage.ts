@@ -71,8 +71,6 @@ export type AcceptUserMessageResult =
       history: Message[];
       /** The outbox events written in the same transaction. */
       events: OutboxEvent[];
-      /** Messages counted this month, this one included. */
-      used: number;
     };
 
 /** Everything {@link Storage.setHumanTakeover} needs. */

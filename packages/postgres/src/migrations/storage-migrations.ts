@@ -287,5 +287,27 @@ const widget: PostgresMigration = {
   },
 };
 
+/**
+ * A user's month of usage in stripes (docs/scaling.md, "One user's quota, in stripes"): each
+ * stripe row counts the messages reserved on it (`used`) up to its share of the limit
+ * (`allowance`), handed out for the limit `basis`. A chat reserves on one stripe, so one user's
+ * chats no longer queue on one row; the stripes are shared out again under a lock of them all
+ * when one runs out. Existing rows become stripe 0 with no share (basis -1 matches no limit), so
+ * the first reservation after the migration shares the month out.
+ */
+const usageStripes: PostgresMigration = {
+  version: 7,
+  name: "usage stripes",
+  async up(client) {
+    await client.query(`
+      ALTER TABLE monthly_usage ADD COLUMN stripe SMALLINT NOT NULL DEFAULT 0 CHECK (stripe >= 0);
+      ALTER TABLE monthly_usage ADD COLUMN allowance BIGINT NOT NULL DEFAULT 0;
+      ALTER TABLE monthly_usage ADD COLUMN basis BIGINT NOT NULL DEFAULT -1;
+      ALTER TABLE monthly_usage DROP CONSTRAINT monthly_usage_pkey;
+      ALTER TABLE monthly_usage ADD PRIMARY KEY (user_id, month, stripe);
+    `);
+  },
+};
+
 /** The storage track, in order. Append only. */
-export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage, messageSources, ingestionShares, uploads, agents, widget];
+export const STORAGE_MIGRATIONS: readonly PostgresMigration[] = [storage, messageSources, ingestionShares, uploads, agents, widget, usageStripes];
