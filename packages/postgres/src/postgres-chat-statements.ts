@@ -21,14 +21,14 @@ const insertOutboxEvents = (from: number, guard?: string) => `INSERT INTO outbox
       ${guard === undefined ? "" : `WHERE EXISTS (SELECT 1 FROM ${guard}) `}ORDER BY position`;
 
 /**
- * One message reserved on stripe `stripe` of the user's month, when `condition` holds: only while
+ * One message reserved on stripe `stripe` of the user's month (when `condition`, if given, holds): only while
  * the stripe has a share left for this very limit (its `basis`), so the stripes' counts never add
  * up past the limit (docs/scaling.md, "One user's quota, in stripes"). Returns the stripe's count.
  */
-const reserveOnStripe = (user: string, month: string, limit: string, stripe: string, condition: string) =>
+const reserveOnStripe = (user: string, month: string, limit: string, stripe: string, condition?: string) =>
   `UPDATE monthly_usage AS usage SET used = usage.used + 1
       WHERE usage.user_id = ${user} AND usage.month = ${month} AND usage.stripe = ${stripe}::smallint AND usage.basis = ${limit}::bigint
-        AND usage.used < usage.allowance AND ${condition}
+        AND usage.used < usage.allowance${condition === undefined ? "" : ` AND ${condition}`}
       RETURNING used`;
 
 export const CHAT_SQL = preparedStatements("chat", {
@@ -99,7 +99,7 @@ export const CHAT_SQL = preparedStatements("chat", {
    * (`USAGE_SQL`).
    */
   reserveAndStore: `WITH reserved AS (
-      ${reserveOnStripe("$1", "$2", "$3", "$18", "true")}
+      ${reserveOnStripe("$1", "$2", "$3", "$18")}
     ), stored AS (
       ${storeMessageIf(4, "reserved")}
     ), events AS (

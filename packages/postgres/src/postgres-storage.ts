@@ -329,21 +329,21 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       // Six round trips: BEGIN, the conversation, the history, a savepoint, quota with message
       // and events, COMMIT; four more when the stripe has no share left and the month is shared
       // out; and once a month and process, the month's stripes made first.
-      const month = `${input.userId}\u0000${input.month}`;
+      const usageMonth = `${input.userId}\u0000${input.month}`;
       for (let attempt = 0; ; attempt += 1) {
-        if (!stripesMade.has(month)) {
+        if (!stripesMade.has(usageMonth)) {
           // Made in a statement of its own, holding no lock: the transaction that shares the
           // month out then locks all of its stripes in one ordered pass.
           await pool.query(SQL.addUsageStripes, [input.userId, input.month, USAGE_STRIPES]);
           if (stripesMade.size >= MONTHS_REMEMBERED) stripesMade.clear();
-          stripesMade.add(month);
+          stripesMade.add(usageMonth);
         }
         try {
           return await acceptInTransaction(input);
         } catch (error) {
           // Gone since they were made (a database emptied under a running server): made again.
           if (error instanceof UsageStripesMissing && attempt === 0) {
-            stripesMade.delete(month);
+            stripesMade.delete(usageMonth);
             continue;
           }
           if (!(error instanceof QuotaUsedUp)) throw error;
