@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,22 +17,49 @@ if (storageUrl === undefined || redisUrl === undefined) {
 const KEY_LIMIT = 50;
 const CONVERSATION_LIMIT = 20;
 
-/** A webhook receiver that answers each request after `delayMs` (so attempts are in flight when a process dies) and records each webhook-id. */
+/**
+ * A webhook receiver that answers each request after `delayMs` (so attempts are in flight when a
+ * process dies) and records each webhook-id. `onRequest` is told each request's client port as it
+ * arrives, before it is answered.
+ */
 async function startSlowReceiver(delayMs: number) {
   const ids: string[] = [];
+  const receiver = {
+    ids,
+    url: "",
+    onRequest: (_clientPort: number) => {},
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
   const server = createServer((request, response) => {
     request.resume();
     request.on("end", () => {
       ids.push(String(request.headers["webhook-id"]));
+      receiver.onRequest(request.socket.remotePort!);
       setTimeout(() => response.writeHead(200).end(), delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    ids,
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
-  };
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return receiver;
+}
+
+/** Whether process `pid` holds the IPv4 TCP socket bound to local port `port` (Linux: its fds' socket inodes in /proc/net/tcp). */
+function holdsLocalPort(pid: number, port: number): boolean {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (match) inodes.add(match[1]!);
+    } catch {
+      // The fd closed meanwhile.
+    }
+  }
+  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
+  return readFileSync("/proc/net/tcp", "utf8")
+    .split("\n")
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .some((fields) => fields[1]?.endsWith(`:${hexPort}`) === true && inodes.has(fields[9]!));
 }
 
 /** Waits until `condition` holds, polling (the processes deliver in the background). */
@@ -163,11 +191,18 @@ describe.skipIf(storageUrl === undefined || redisUrl === undefined)(
       const { user, keys, bot } = await seed("webhooks@example.com", 1_000, 2);
       await cluster.seeder.parley.admin.createWebhookSubscription({ userId: user.id, url: receiver.url, eventTypes: ["message.received"] });
       // Only the two processes that live on take chats; all three deliver.
+      // Mid-delivery, the third process dies without a chance to record anything, as a crashed
+      // machine would: as soon as a request of its own reaches the receiver, which answers it
+      // only a second later, so an attempt of the killed process is surely in flight.
+      const victim = cluster.members[2]!.child;
+      let killed = false;
+      receiver.onRequest = (clientPort) => {
+        if (killed || !holdsLocalPort(victim.pid!, clientPort)) return;
+        killed = victim.kill("SIGKILL");
+      };
       const responses = await Promise.all(Array.from({ length: 30 }, (_, index) => call(`${urls()[index % 2]}/v1/chatbots/${bot.id}/chat`, { key: keys[index % 2]!, body: { message: `question ${index}`, session_id: `hook-${index}` } })));
       expect(responses.every((response) => response.status === 200)).toBe(true);
-      // Mid-delivery, the third process dies without a chance to record anything, as a crashed machine would.
-      await eventually(async () => receiver.ids.length >= 9, 60_000);
-      cluster.members[2]!.child.kill("SIGKILL");
+      await eventually(async () => killed, 60_000);
       await eventually(async () => {
         const { rows } = await cluster.storagePool.query<{ open: number }>(
           "SELECT (SELECT count(*) FROM webhook_deliveries WHERE status <> 'delivered') + (SELECT count(*) FROM outbox_events WHERE dispatched_at IS NULL) AS open",

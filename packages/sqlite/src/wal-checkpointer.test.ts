@@ -49,7 +49,10 @@ describe("startWalCheckpointer", () => {
       const framesSeen: number[] = [];
       const salts: number[] = [];
       for (let round = 0; round < 5; round++) {
-        // Commits keep coming, a turn of the event loop apart, until the round is over.
+        // Each round finds frames written since the last one's count (the worker may count as
+        // soon as it is asked, before this thread's next commit), then commits keep coming, a
+        // turn of the event loop apart, until the round is over.
+        writePages(database, 5);
         let over = false;
         const result = checkpointer.checkpointNow().finally(() => (over = true));
         do {

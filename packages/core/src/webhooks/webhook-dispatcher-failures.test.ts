@@ -9,15 +9,21 @@ const newReceiver = receiversClosedAfterEach();
 describe("webhook dispatcher, when receivers fail", () => {
   it("cuts a receiver that hangs at the timeout and retries it", async () => {
     const receiver = await newReceiver();
-    receiver.script("hang", 200);
+    // The receiver answers nothing until told to: only the dispatcher's own timeout can end the
+    // first attempt, whether or not its request got to the receiver before the cut (on a busy
+    // machine the timer can fire before this process reads the request).
+    receiver.fallback = "hang";
     const { dispatcher, send, advanceSeconds, deliveries } = await setupWebhooks(receiver, { eventTypes: ["message.received"], dispatcher: { timeoutMs: 200 } });
     await send("hello");
-    // The receiver never answers: only the dispatcher's own timeout can end this attempt.
     const [cut] = await dispatcher.runOnce();
     expect(cut).toMatchObject({ outcome: "retry", responseStatus: null, error: "timed out after 200 ms" });
+    receiver.fallback = 200;
     advanceSeconds(60);
     expect((await dispatcher.runOnce()).map((report) => report.outcome)).toEqual(["delivered"]);
-    expect(receiver.requests.map((request) => request.headers["webhook-id"])).toEqual([cut!.deliveryId, cut!.deliveryId]);
+    // The retry is the same delivery: the receiver saw only its webhook-id, the last time answered.
+    const ids = receiver.requests.map((request) => request.headers["webhook-id"]);
+    expect(ids.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(ids)).toEqual(new Set([cut!.deliveryId]));
     expect(await deliveries()).toMatchObject([{ status: "delivered", attempts: 2 }]);
   });
 

@@ -102,6 +102,8 @@ export interface ChatOutcome {
  */
 export function startChatLoad(options: { url: string; key: string; botIds: string[]; workers: number; tag: string; outcomes: ChatOutcome[] }) {
   let running = true;
+  let answered = 0;
+  const waiters: { count: number; resolve: () => void }[] = [];
   const worker = async (index: number) => {
     for (let sequence = 0; running; sequence += 1) {
       if (!running) return;
@@ -120,6 +122,8 @@ export function startChatLoad(options: { url: string; key: string; botIds: strin
         const body = (await answer.json()) as { response?: string };
         outcome.status = answer.status;
         outcome.response = body.response ?? null;
+        answered += 1;
+        for (const waiter of waiters.filter((candidate) => answered >= candidate.count)) waiter.resolve();
       } catch {
         // The server died under this request: nothing was promised to the client, and this worker stops.
         return;
@@ -128,6 +132,8 @@ export function startChatLoad(options: { url: string; key: string; botIds: strin
   };
   const done = Promise.all(Array.from({ length: options.workers }, (_, index) => worker(index)));
   return {
+    /** Resolves once `count` chats of this load have been answered (any status). */
+    answered: (count: number) => (answered >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve }))),
     stop: async () => {
       running = false;
       await done;

@@ -84,7 +84,11 @@ export async function runChatKills(world: CrashWorld, options: { kills: number; 
     for (let round = 0; round < options.kills; round += 1) {
       const server = await startServerChild(world.children.server, world.env);
       const load = startChatLoad({ url: server.url, key, botIds: bots, workers: options.workers ?? 6, tag: `r${round}`, outcomes });
-      await new Promise((resolve) => setTimeout(resolve, 60 + Math.floor(random() * 400)));
+      // The moment is set by the load's progress, not by the clock (a slow machine answers
+      // fewer chats in a given time): after 2 to 9 answers, then up to 30 ms more, so the kill
+      // lands between any two steps of the chats in flight.
+      await Promise.race([load.answered(2 + Math.floor(random() * 8)), server.exited]);
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 30)));
       server.process.kill("SIGKILL");
       await server.exited;
       await load.stop();
