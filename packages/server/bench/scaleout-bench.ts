@@ -1,12 +1,19 @@
 // `npm run bench:scaleout`: chat and list throughput of Parley on SQLite with one server process
-// against PostgreSQL + Redis with one and with three processes, on this machine, same load.
-// The fake OpenAI answers at once; the chatbot has no documents, so a chat is the storage,
-// limiter and HTTP path (the search index only finds the chatbot has no chunks). On PostgreSQL
-// Storage and the search index share the server (in-process vectors where it has no pgvector). Engines: PARLEY_TEST_DATABASE_URL and PARLEY_TEST_REDIS_URL (defaults: the
-// machine's 127.0.0.1 servers). Options: --duration S (10), --connections N (12), --warmup S (3), --skip sqlite,three,profile, --waits (what PostgreSQL's backends wait for during each run),
-// --profile DIR (each PostgreSQL server process writes a CPU profile there, `node --cpu-prof`, when it stops). After the
-// throughput table, each chat statement's share of PostgreSQL's CPU (chat-statement-cpu.ts).
+// against PostgreSQL + Redis with one and with three processes, on this machine, same load. Each
+// server is `parley serve` (the CLI from its sources, its access log sent to /dev/null); the
+// PostgreSQL rows run it with PARLEY_DATABASE_URL naming a database made for the run (dropped
+// after it) and PARLEY_REDIS_URL, each process with its own webhook dispatcher and ingestion
+// runner as in production. The fake OpenAI answers at once; the chatbot has no documents, so a
+// chat is the storage, limiter and HTTP path (the search index only finds the chatbot has no
+// chunks). On PostgreSQL, Storage and the search index share the server (in-process vectors where
+// it has no pgvector). Engines: PARLEY_TEST_DATABASE_URL and PARLEY_TEST_REDIS_URL (defaults: the
+// machine's 127.0.0.1 servers). Options: --duration S (10), --connections N (12), --warmup S (3),
+// --skip sqlite,three,profile, --waits (what PostgreSQL's backends wait for during each run),
+// --profile DIR (each PostgreSQL server process writes a CPU profile there, `node --cpu-prof`,
+// when it stops). After the throughput table, each chat statement's share of PostgreSQL's CPU
+// (chat-statement-cpu.ts).
 import autocannon, { type Request, type Result } from "autocannon";
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,7 +23,7 @@ import type { Parley } from "@parley/core";
 import type pg from "pg";
 import { loadConfig } from "../src/runtime/config.js";
 import { openParley } from "../src/runtime/open-parley.js";
-import { startCluster } from "../test/scaleout/scaleout-cluster.js";
+import { openRuntime } from "../src/runtime/open-runtime.js";
 import { chatStatementCpu } from "./chat-statement-cpu.js";
 import { sampleWaits } from "./wait-events.js";
 import { startChild, type Child } from "./processes.js";
@@ -136,6 +143,30 @@ async function measure(name: string, urls: string[], keys: string[], chatbotId: 
   return rows;
 }
 
+/**
+ * A database of this run's own on the PostgreSQL server at `url` (dropped after it), so the
+ * servers run as `parley serve` runs with PARLEY_DATABASE_URL, and the backends whose CPU is read
+ * are this run's.
+ */
+async function createRunDatabase(url: string) {
+  const { createPool } = await import("@parley/postgres");
+  const name = `parley_bench_${randomUUID().replaceAll("-", "")}`;
+  const server = createPool({ url, poolSize: 1 });
+  await server.query(`CREATE DATABASE ${name}`);
+  const runUrl = new URL(url);
+  runUrl.pathname = `/${name}`;
+  const pool = createPool({ url: runUrl.href, poolSize: 1 });
+  return {
+    url: runUrl.href,
+    pool,
+    async drop() {
+      await pool.end();
+      await server.query(`DROP DATABASE ${name} WITH (FORCE)`);
+      await server.end();
+    },
+  };
+}
+
 /** The Redis server's pid when it runs on this machine (INFO server), so its CPU can be read. */
 async function redisProcessId(url: string): Promise<number | undefined> {
   const { connectRedis } = await import("@parley/redis");
@@ -181,14 +212,25 @@ try {
   }
   const redisPid = await redisProcessId(redisUrl);
   for (const size of SKIP.has("three") ? [1] : [1, 3]) {
-    const nodeArgs = flags.profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${flags.profile}`];
-    const cluster = await startCluster({ size, databaseUrl: storageUrl, redisUrl, env, nodeArgs });
+    const profile = flags.profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${flags.profile}`];
+    const database = await createRunDatabase(storageUrl);
+    const servers: Child[] = [];
     try {
-      const { keys, chatbotId } = await seed(cluster.seeder.parley);
-      const watched = { servers: cluster.members.map((member) => member.child.pid!), redis: redisPid };
-      await measure(`PostgreSQL + Redis, ${size} process${size > 1 ? "es" : ""}`, cluster.members.map((member) => member.url), keys, chatbotId, watched, cluster.storagePool);
+      const scaledEnv = { ...env, PARLEY_DATABASE_URL: database.url, PARLEY_REDIS_URL: redisUrl };
+      // Migrated and seeded here, so the processes start on an up-to-date schema.
+      const seeder = await openRuntime(loadConfig(scaledEnv));
+      const { keys, chatbotId } = await seed(seeder.parley).finally(() => seeder.close());
+      const started = await Promise.all(
+        Array.from({ length: size }, () =>
+          startChild({ nodeArgs: [...profile, ...TSX], script: join(BENCH, "serve-from-source.ts"), args: ["serve", "--port", "0"], env: scaledEnv, cwd: ROOT, ready: /listening on (http:\/\/[\d.:]+)/, stdout: "ignore" }),
+        ),
+      );
+      servers.push(...started.map(({ child }) => child));
+      const watched = { servers: servers.map((server) => server.process.pid!), redis: redisPid };
+      await measure(`PostgreSQL + Redis, ${size} process${size > 1 ? "es" : ""}`, started.map(({ match }) => match), keys, chatbotId, watched, database.pool);
     } finally {
-      await cluster.stop();
+      for (const server of servers) await server.stop();
+      await database.drop();
     }
   }
   say(`\nload average after the throughput runs: ${loadavg().map((value) => value.toFixed(2)).join(" ")}`);
