@@ -27,6 +27,7 @@ async function startSlowReceiver(delayMs: number) {
   const receiver = {
     ids,
     url: "",
+    port: 0,
     onRequest: (_clientPort: number) => {},
     close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   };
@@ -39,12 +40,17 @@ async function startSlowReceiver(delayMs: number) {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  receiver.port = (server.address() as AddressInfo).port;
+  receiver.url = `http://127.0.0.1:${receiver.port}/hook`;
   return receiver;
 }
 
-/** Whether process `pid` holds the IPv4 TCP socket bound to local port `port` (Linux: its fds' socket inodes in /proc/net/tcp). */
-function holdsLocalPort(pid: number, port: number): boolean {
+/**
+ * Whether process `pid` holds the IPv4 TCP connection from local port `port` to `remotePort`
+ * (Linux: its fds' socket inodes in /proc/net/tcp; both ports, as a local port may serve several
+ * connections to different peers).
+ */
+function holdsConnection(pid: number, port: number, remotePort: number): boolean {
   const inodes = new Set<string>();
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     try {
@@ -54,12 +60,12 @@ function holdsLocalPort(pid: number, port: number): boolean {
       // The fd closed meanwhile.
     }
   }
-  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
+  const hex = (value: number) => `:${value.toString(16).toUpperCase().padStart(4, "0")}`;
   return readFileSync("/proc/net/tcp", "utf8")
     .split("\n")
     .slice(1)
     .map((line) => line.trim().split(/\s+/))
-    .some((fields) => fields[1]?.endsWith(`:${hexPort}`) === true && inodes.has(fields[9]!));
+    .some((fields) => fields[1]?.endsWith(hex(port)) === true && fields[2]?.endsWith(hex(remotePort)) === true && inodes.has(fields[9]!));
 }
 
 /** Waits until `condition` holds, polling (the processes deliver in the background). */
@@ -197,7 +203,7 @@ describe.skipIf(storageUrl === undefined || redisUrl === undefined)(
       const victim = cluster.members[2]!.child;
       let killed = false;
       receiver.onRequest = (clientPort) => {
-        if (killed || !holdsLocalPort(victim.pid!, clientPort)) return;
+        if (killed || !holdsConnection(victim.pid!, clientPort, receiver.port)) return;
         killed = victim.kill("SIGKILL");
       };
       const responses = await Promise.all(Array.from({ length: 30 }, (_, index) => call(`${urls()[index % 2]}/v1/chatbots/${bot.id}/chat`, { key: keys[index % 2]!, body: { message: `question ${index}`, session_id: `hook-${index}` } })));
