@@ -9,6 +9,8 @@
 // it has no pgvector). Engines: PARLEY_TEST_DATABASE_URL and PARLEY_TEST_REDIS_URL (defaults: the
 // machine's 127.0.0.1 servers). Options: --duration S (10), --connections N (12), --warmup S (3),
 // --skip sqlite,three,profile, --waits (what PostgreSQL's backends wait for during each run),
+// --rounds N (1: the three configurations N times in turn, then the goals' ratios by round and
+// their medians),
 // --profile DIR (each PostgreSQL server process writes a CPU profile there, `node --cpu-prof`,
 // when it stops). After the throughput table, each chat statement's share of PostgreSQL's CPU
 // (chat-statement-cpu.ts).
@@ -29,11 +31,12 @@ import { sampleWaits } from "./wait-events.js";
 import { startChild, type Child } from "./processes.js";
 
 const { values: flags } = parseArgs({
-  options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "12" }, skip: { type: "string", default: "" }, warmup: { type: "string", default: "3" }, waits: { type: "boolean", default: false }, profile: { type: "string" } },
+  options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "12" }, skip: { type: "string", default: "" }, warmup: { type: "string", default: "3" }, waits: { type: "boolean", default: false }, profile: { type: "string" }, rounds: { type: "string", default: "1" } },
 });
 /** Parts left out of this run (`--skip sqlite,profile`), for quicker A/B runs of the PostgreSQL rows. */
 const SKIP = new Set(flags.skip.split(",").filter(Boolean));
 const DURATION = Number(flags.duration);
+const ROUNDS = Number(flags.rounds);
 const CONNECTIONS = Number(flags.connections);
 const KEYS = 300;
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
@@ -114,8 +117,9 @@ function machineCpu(watched: Watched): { servers: number; redis: number; generat
   };
 }
 
-async function measure(name: string, urls: string[], keys: string[], chatbotId: string, watched: Watched, database?: pg.Pool): Promise<string[]> {
-  const rows: string[] = [];
+/** Warms up and measures each route on `urls`, printing a row each; the routes' requests a second. */
+async function measure(name: string, urls: string[], keys: string[], chatbotId: string, watched: Watched, database?: pg.Pool): Promise<{ list: number; chat: number }> {
+  const rates = { list: 0, chat: 0 };
   for (const route of ["list", "chat"] as const) {
     await drive(urls, route, keys, chatbotId, Number(flags.warmup)); // warm-up (each process compiles its hot code itself)
     const before = database === undefined ? undefined : await backendCpu(database);
@@ -136,11 +140,39 @@ async function measure(name: string, urls: string[], keys: string[], chatbotId: 
     const redis = machineAfter.redis - machineBefore.redis;
     const generator = machineAfter.generator - machineBefore.generator;
     const cpu = [database === undefined ? "" : perRequest(postgres), perRequest(servers), watched.redis === undefined ? "" : perRequest(redis), perRequest(postgres + servers + redis), perRequest(generator)];
-    rows.push(`| ${name} | ${route} | ${Math.round(total / DURATION)} | ${p50} | ${p99} | ${non2xx} | ${cpu.join(" | ")} |`);
-    say(rows.at(-1));
+    rates[route] = Math.round(total / DURATION);
+    say(`| ${name} | ${route} | ${rates[route]} | ${p50} | ${p99} | ${non2xx} | ${cpu.join(" | ")} |`);
     for (const line of waited) say(`    ${line}`);
   }
-  return rows;
+  return rates;
+}
+
+/** Chats a second of each engine in one round, for the goals' ratios. */
+interface RoundRates {
+  sqlite?: number;
+  one?: number;
+  three?: number;
+}
+
+/** The issue's two goals, round by round and at the median: one process ≥ 60 % of SQLite's chats, three ≥ one. */
+function goalLines(rounds: RoundRates[]): string[] {
+  const percent = (part: number | undefined, whole: number | undefined) => (part === undefined || whole === undefined ? "" : `${Math.round((100 * part) / whole)} %`);
+  const median = (values: (number | undefined)[]) => {
+    const known = values.filter((value): value is number => value !== undefined).sort((a, b) => a - b);
+    return known.length === 0 ? undefined : known[Math.floor((known.length - 1) / 2)]! / 2 + known[Math.ceil((known.length - 1) / 2)]! / 2;
+  };
+  const lines = ["\n| round | SQLite chats/s | PostgreSQL + Redis, 1 process | 3 processes | 1 process / SQLite (goal ≥ 60 %) | 3 / 1 (goal ≥ 100 %) |", "|---|---:|---:|---:|---:|---:|"];
+  rounds.forEach((round, index) => lines.push(`| ${index + 1} | ${round.sqlite ?? ""} | ${round.one ?? ""} | ${round.three ?? ""} | ${percent(round.one, round.sqlite)} | ${percent(round.three, round.one)} |`));
+  const ratios = {
+    one: rounds.map((round) => (round.one === undefined || round.sqlite === undefined ? undefined : round.one / round.sqlite)),
+    three: rounds.map((round) => (round.three === undefined || round.one === undefined ? undefined : round.three / round.one)),
+  };
+  const medianPercent = (values: (number | undefined)[]) => {
+    const value = median(values);
+    return value === undefined ? "" : `${Math.round(100 * value)} %`;
+  };
+  lines.push(`| median of the rounds' ratios | | | | ${medianPercent(ratios.one)} | ${medianPercent(ratios.three)} |`);
+  return lines;
 }
 
 /**
@@ -204,14 +236,19 @@ try {
   const sqlite = openParley(loadConfig(env));
   const seeded = await seed(sqlite.parley);
   sqlite.close();
-  if (!SKIP.has("sqlite")) {
-  const server = await startChild({ nodeArgs: TSX, script: join(BENCH, "serve-from-source.ts"), args: ["serve", "--port", "0"], env, cwd: ROOT, ready: /listening on (http:\/\/[\d.:]+)/, stdout: "ignore" });
-  children.push(server.child);
-  await measure("SQLite, 1 process", [server.match], seeded.keys, seeded.chatbotId, { servers: [server.child.process.pid!] });
-  await server.child.stop();
-  }
   const redisPid = await redisProcessId(redisUrl);
-  for (const size of SKIP.has("three") ? [1] : [1, 3]) {
+  const serve = (serverEnv: Record<string, string>, nodeArgs: string[] = []) =>
+    startChild({ nodeArgs: [...nodeArgs, ...TSX], script: join(BENCH, "serve-from-source.ts"), args: ["serve", "--port", "0"], env: serverEnv, cwd: ROOT, ready: /listening on (http:\/\/[\d.:]+)/, stdout: "ignore" });
+  /** SQLite's row: one `parley serve` on the seeded file; its chats a second. */
+  const sqliteChats = async () => {
+    const server = await serve(env);
+    children.push(server.child);
+    const { chat } = await measure("SQLite, 1 process", [server.match], seeded.keys, seeded.chatbotId, { servers: [server.child.process.pid!] });
+    await server.child.stop();
+    return chat;
+  };
+  /** A PostgreSQL + Redis row: `size` processes of `parley serve` on a database of their own; their chats a second. */
+  const postgresChats = async (size: number) => {
     const profile = flags.profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${flags.profile}`];
     const database = await createRunDatabase(storageUrl);
     const servers: Child[] = [];
@@ -220,19 +257,27 @@ try {
       // Migrated and seeded here, so the processes start on an up-to-date schema.
       const seeder = await openRuntime(loadConfig(scaledEnv));
       const { keys, chatbotId } = await seed(seeder.parley).finally(() => seeder.close());
-      const started = await Promise.all(
-        Array.from({ length: size }, () =>
-          startChild({ nodeArgs: [...profile, ...TSX], script: join(BENCH, "serve-from-source.ts"), args: ["serve", "--port", "0"], env: scaledEnv, cwd: ROOT, ready: /listening on (http:\/\/[\d.:]+)/, stdout: "ignore" }),
-        ),
-      );
+      const started = await Promise.all(Array.from({ length: size }, () => serve(scaledEnv, profile)));
       servers.push(...started.map(({ child }) => child));
       const watched = { servers: servers.map((server) => server.process.pid!), redis: redisPid };
-      await measure(`PostgreSQL + Redis, ${size} process${size > 1 ? "es" : ""}`, started.map(({ match }) => match), keys, chatbotId, watched, database.pool);
+      const name = `PostgreSQL + Redis, ${size} process${size > 1 ? "es" : ""}`;
+      return (await measure(name, started.map(({ match }) => match), keys, chatbotId, watched, database.pool)).chat;
     } finally {
       for (const server of servers) await server.stop();
       await database.drop();
     }
+  };
+  // With --rounds, the configurations in turn, so a machine whose speed drifts moves all alike.
+  const rounds: RoundRates[] = [];
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    if (ROUNDS > 1) say(`| round ${round} of ${ROUNDS} | | | | | | | | | | |`);
+    rounds.push({
+      sqlite: SKIP.has("sqlite") ? undefined : await sqliteChats(),
+      one: await postgresChats(1),
+      three: SKIP.has("three") ? undefined : await postgresChats(3),
+    });
   }
+  for (const line of goalLines(rounds)) say(line);
   say(`\nload average after the throughput runs: ${loadavg().map((value) => value.toFixed(2)).join(" ")}`);
   // Where PostgreSQL's CPU goes in a chat: each statement's backend CPU, chats sent one at a time
   // on one connection, for this benchmark's chatbot (no documents) and for one with 20.
