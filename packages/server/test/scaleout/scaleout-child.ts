@@ -1,4 +1,4 @@
-// One `parley serve` of a scale-out test or benchmark, as a child process:
+// One `parley serve` of a scale-out test, as a child process:
 // `node --conditions=source --import tsx test/scaleout/scaleout-child.ts`. Prints {"url": …} once
 // it listens, delivers webhooks beside the server, and stops gracefully on SIGTERM.
 import { loadConfig } from "../../src/runtime/config.js";

@@ -16,10 +16,10 @@ export interface Member {
 }
 
 /** Starts one server process and resolves once it prints its URL. */
-function startMember(env: Record<string, string>, nodeArgs: readonly string[]): Promise<Member> {
+function startMember(env: Record<string, string>): Promise<Member> {
   const script = "test/scaleout/scaleout-child.ts";
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, "--conditions=source", "--import", "tsx", script], {
+    const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", script], {
       cwd: SERVER_ROOT,
       env: { PATH: process.env.PATH, ...env },
       stdio: ["ignore", "pipe", "pipe"],
@@ -41,14 +41,7 @@ function startMember(env: Record<string, string>, nodeArgs: readonly string[]): 
  * run; in-process vectors where the server has no pgvector) and one Redis, plus a runtime in this
  * process for seeding.
  */
-export async function startCluster(options: {
-  size: number;
-  databaseUrl: string;
-  redisUrl: string;
-  env: Record<string, string>;
-  /** More flags for each server's node (a benchmark's `--cpu-prof`). */
-  nodeArgs?: readonly string[];
-}) {
+export async function startCluster(options: { size: number; databaseUrl: string; redisUrl: string; env: Record<string, string> }) {
   const schema = `parley_cluster_${randomUUID().replaceAll("-", "")}`;
   const setup = createPool({ url: options.databaseUrl, poolSize: 1 });
   await setup.query(`CREATE SCHEMA ${schema}`);
@@ -58,7 +51,7 @@ export async function startCluster(options: {
   await openPostgres({ pool: storagePool });
   const env = { ...options.env, ...enginesToEnv(engines) };
   const seeder: ParleyRuntime = await openScaleoutRuntime(loadConfig(env), engines);
-  const members = await Promise.all(Array.from({ length: options.size }, () => startMember(env, options.nodeArgs ?? [])));
+  const members = await Promise.all(Array.from({ length: options.size }, () => startMember(env)));
   return {
     members,
     seeder,
