@@ -1,6 +1,7 @@
 import { DEFAULT_SETTINGS, MAX_MESSAGE_CHARS, MAX_SESSION_ID_CHARS } from "@parley/core";
 import type { ErrorObject } from "ajv";
 import { defineEndpoint, key, ok, type Example, type Tag } from "../endpoint.js";
+import { chatTurns } from "../chat-turns.js";
 import { details, missing } from "../openapi-components.js";
 
 // The spec's three routes, and the session messages route for chat keys (docs/design.md §4, §10).
@@ -107,6 +108,7 @@ export const sendChatMessage = defineEndpoint({
     },
   },
   async handle({ parley, params, keyed }) {
+    await chatTurns.next();
     const result = await parley.chatWithKey(keyed!.token, params.chatbot_id, keyed!.readBody, keyed!.progress);
     // A human agent has the conversation: accepted and stored, no reply generated.
     return result.humanTakeover ? { status: 202, body: { response: "" } } : ok({ response: result.response });

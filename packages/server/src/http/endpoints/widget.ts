@@ -1,6 +1,7 @@
 import { chatbotPaused, FEEDBACK_RATINGS, IDENTITY_NOT_VERIFIED, MAX_FEEDBACK_COMMENT_CHARS, isParleyError, MAX_MESSAGE_CHARS, MAX_USER_ID_CHARS, toMessageView, type ChatStreamEvent } from "@parley/core";
 import type { ServerResponse } from "node:http";
 import { defineEndpoint, created, noContent, ok, visitor, type Tag } from "../endpoint.js";
+import { chatTurns } from "../chat-turns.js";
 import { HEARTBEAT_MS, writeEventStreamHead } from "../event-stream.js";
 import { HttpError, statusForCode } from "../http-error.js";
 import { details } from "../openapi-components.js";
@@ -173,6 +174,7 @@ export const sendVisitorMessage = defineEndpoint({
     ["longMessage", "`message` longer than 32,000 characters after trimming", { refused: { message: "x".repeat(MAX_MESSAGE_CHARS + 1) } }],
   ],
   async handle({ parley, caller, body, request, response, headers }) {
+    await chatTurns.next();
     if (!(request.headers.accept ?? "").includes("text/event-stream")) {
       const exchange = await parley.widget.send(caller.widget, caller.sessionId, body.message);
       return { status: exchange.reply === null ? 202 : 200, body: exchange };
