@@ -1,7 +1,7 @@
 import { DEFAULT_SETTINGS, MAX_MESSAGE_CHARS, MAX_SESSION_ID_CHARS } from "@parley/core";
 import type { ErrorObject } from "ajv";
-import { defineEndpoint, key, ok, type Example, type Tag } from "../endpoint.js";
 import { chatTurns } from "../chat-turns.js";
+import { defineEndpoint, key, ok, type Example, type Tag } from "../endpoint.js";
 import { details, missing } from "../openapi-components.js";
 
 // The spec's three routes, and the session messages route for chat keys (docs/design.md §4, §10).

@@ -1,7 +1,7 @@
 import { chatbotPaused, FEEDBACK_RATINGS, IDENTITY_NOT_VERIFIED, MAX_FEEDBACK_COMMENT_CHARS, isParleyError, MAX_MESSAGE_CHARS, MAX_USER_ID_CHARS, toMessageView, type ChatStreamEvent } from "@parley/core";
 import type { ServerResponse } from "node:http";
-import { defineEndpoint, created, noContent, ok, visitor, type Tag } from "../endpoint.js";
 import { chatTurns } from "../chat-turns.js";
+import { defineEndpoint, created, noContent, ok, visitor, type Tag } from "../endpoint.js";
 import { HEARTBEAT_MS, writeEventStreamHead } from "../event-stream.js";
 import { HttpError, statusForCode } from "../http-error.js";
 import { details } from "../openapi-components.js";
