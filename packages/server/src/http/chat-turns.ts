@@ -6,9 +6,9 @@
  * requests are read, the starts of a whole batch of requests run back to back, and every chat
  * whose provider has answered meanwhile waits behind all of them; which chats wait behind whom
  * is the order of the sockets in the poll, so under load the slowest chats wait several times
- * longer than the median (`npm run bench:http`: chat p99 284–382 ms for p50 139–164). Here a
- * chat waits for its turn first, and each turn of the loop starts one: the answers that arrived
- * meanwhile are finished in between, and the chats waiting to start go first come, first served.
+ * longer than the median. Here a chat waits for its turn first, and each turn of the loop starts
+ * one: the answers that arrived meanwhile are finished in between, and the chats waiting to
+ * start go first come, first served.
  * The work is the same (same CPU a chat, same throughput); its order makes the tail shorter
  * (docs/benchmarks.md, "Chats one per turn").
  */
