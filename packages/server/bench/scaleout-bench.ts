@@ -12,7 +12,8 @@
 // --rounds N (1: the three configurations N times in turn, then the goals' ratios by round and
 // their medians),
 // --profile DIR (each PostgreSQL server process writes a CPU profile there, `node --cpu-prof`,
-// when it stops). After the throughput table, each chat statement's share of PostgreSQL's CPU
+// when it stops), --perf (every server runs with --perf-basic-prof, and each measured run is
+// announced with its servers' pids, so `perf record -g -p PID,PID,…` names JavaScript functions). After the throughput table, each chat statement's share of PostgreSQL's CPU
 // (chat-statement-cpu.ts).
 import autocannon, { type Request, type Result } from "autocannon";
 import { randomUUID } from "node:crypto";
@@ -31,7 +32,7 @@ import { sampleWaits } from "./wait-events.js";
 import { startChild, type Child } from "./processes.js";
 
 const { values: flags } = parseArgs({
-  options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "12" }, skip: { type: "string", default: "" }, warmup: { type: "string", default: "3" }, waits: { type: "boolean", default: false }, profile: { type: "string" }, rounds: { type: "string", default: "1" } },
+  options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "12" }, skip: { type: "string", default: "" }, warmup: { type: "string", default: "3" }, waits: { type: "boolean", default: false }, profile: { type: "string" }, rounds: { type: "string", default: "1" }, perf: { type: "boolean", default: false } },
 });
 /** Parts left out of this run (`--skip sqlite,profile`), for quicker A/B runs of the PostgreSQL rows. */
 const SKIP = new Set(flags.skip.split(",").filter(Boolean));
@@ -124,6 +125,8 @@ async function measure(name: string, urls: string[], keys: string[], chatbotId: 
     await drive(urls, route, keys, chatbotId, Number(flags.warmup)); // warm-up (each process compiles its hot code itself)
     const before = database === undefined ? undefined : await backendCpu(database);
     const waits = flags.waits && database !== undefined ? sampleWaits(database) : undefined;
+    // With --perf, the moment to start `perf record -p PID,…` on exactly the measured seconds.
+    if (flags.perf) say(`Measuring ${name}, ${route}, for ${DURATION} s now (server pids ${watched.servers.join(",")}).`);
     const machineBefore = machineCpu(watched);
     const results = await drive(urls, route, keys, chatbotId, DURATION);
     const machineAfter = machineCpu(watched);
@@ -238,7 +241,7 @@ try {
   sqlite.close();
   const redisPid = await redisProcessId(redisUrl);
   const serve = (serverEnv: Record<string, string>, nodeArgs: string[] = []) =>
-    startChild({ nodeArgs: [...nodeArgs, ...TSX], script: join(BENCH, "serve-from-source.ts"), args: ["serve", "--port", "0"], env: serverEnv, cwd: ROOT, ready: /listening on (http:\/\/[\d.:]+)/, stdout: "ignore" });
+    startChild({ nodeArgs: [...nodeArgs, ...(flags.perf ? ["--perf-basic-prof"] : []), ...TSX], script: join(BENCH, "serve-from-source.ts"), args: ["serve", "--port", "0"], env: serverEnv, cwd: ROOT, ready: /listening on (http:\/\/[\d.:]+)/, stdout: "ignore" });
   /** SQLite's row: one `parley serve` on the seeded file; its chats a second. */
   const sqliteChats = async () => {
     const server = await serve(env);
