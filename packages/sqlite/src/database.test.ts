@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DatabaseFileModes } from "./database-file-modes.js";
-import { openDatabase } from "./database.js";
+import { openDatabase, PAGE_CACHE_KIB } from "./database.js";
 import { closeAfterEach, temporaryPaths } from "./sqlite-storage-test-fixtures.js";
 
 const freshPath = temporaryPaths();
@@ -23,6 +23,19 @@ beforeEach(() => {
 });
 afterEach(() => {
   process.umask(previousUmask);
+});
+
+describe("the connection's settings", () => {
+  it("holds SQLite's default page cache, 2,000 KiB, not better-sqlite3's 16 MiB, on a new and on a read-only connection", () => {
+    const path = freshPath();
+    expect(PAGE_CACHE_KIB).toBe(2_000);
+    const writer = track(openDatabase({ path }));
+    const reader = track(openDatabase({ path, readonly: true }));
+    // Negative: a size in KiB rather than in pages.
+    expect([writer.pragma("cache_size", { simple: true }), reader.pragma("cache_size", { simple: true })]).toEqual([-2_000, -2_000]);
+    // What the setting changes: better-sqlite3's own default.
+    expect(track(new BetterSqlite3(":memory:")).pragma("cache_size", { simple: true })).toBe(-16_000);
+  });
 });
 
 describe("database file modes", () => {

@@ -4,6 +4,9 @@ import { createOwnerOnly, tightenDatabaseFiles, type DatabaseFileModes } from ".
 import { MIGRATIONS } from "./migrations/index.js";
 import type { Migration } from "./migrations/migration.js";
 
+/** The page cache of each connection, in KiB: SQLite's own default (see openDatabase). */
+export const PAGE_CACHE_KIB = 2_000;
+
 /** How to open Parley's database. */
 export interface OpenDatabaseOptions {
   /** File path, or `:memory:`. */
@@ -21,10 +24,10 @@ export interface OpenDatabaseOptions {
 }
 
 /**
- * Opens (creating if needed) a Parley database: loads sqlite-vec, sets WAL, foreign keys and
- * a busy timeout, and brings the schema up to date. A database written by a newer Parley is
- * refused rather than misread. Its files are owner-only (0600) whatever the umask, and an
- * existing database's files are made so on open.
+ * Opens (creating if needed) a Parley database: loads sqlite-vec, sets WAL, foreign keys, a
+ * busy timeout and the page cache's size, and brings the schema up to date. A database written
+ * by a newer Parley is refused rather than misread. Its files are owner-only (0600) whatever
+ * the umask, and an existing database's files are made so on open.
  */
 export function openDatabase(options: OpenDatabaseOptions): Database {
   const onDisk = options.path !== ":memory:" && options.path !== "" && !options.readonly;
@@ -42,6 +45,11 @@ export function openDatabase(options: OpenDatabaseOptions): Database {
     // WAL with synchronous=NORMAL is durable across process crashes; only an OS crash or power
     // loss can roll back the last commits, and never corrupts the file.
     database.pragma("synchronous = NORMAL");
+    // SQLite's own page cache size (better-sqlite3 builds with 16 MiB): what a request reads
+    // again and again is held above SQLite (the read cache, each chatbot's postings and int8
+    // vectors), so the pages left are read once a chat, and the kernel's page cache serves them
+    // as well. docs/operations.md, "Memory", has the measure.
+    database.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     if (!options.readonly) migrate(database, MIGRATIONS);
     return database;
   } catch (error) {
