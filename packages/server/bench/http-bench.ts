@@ -17,8 +17,9 @@
 // server CPU per request ÷ the route's — falls more than 20 % below the share recorded in
 // http-bench-ratios.json for this machine's processor model; connections and chunks default to the
 // recorded run's), --record (write this run's shares as this processor's record), --node-args="FLAGS" (more flags for the server's node, e.g.
-// "--max-semi-space-size=8", to compare V8 settings), --warmup S (3: seconds of load on each route
-// before its measured run).
+// "--max-semi-space-size=8", to compare V8 settings), --warmup S (15: seconds of load on each route
+// before its measured run; with 3, V8 was still compiling the chat's code on its own threads in
+// the measured seconds, about 0.15 ms a chat: docs/benchmarks.md, "The warm-up and the heap's growth").
 import autocannon, { type Request, type Result } from "autocannon";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -49,7 +50,7 @@ const { values: flags } = parseArgs({
     check: { type: "boolean", default: false },
     record: { type: "boolean", default: false },
     "node-args": { type: "string" },
-    warmup: { type: "string", default: "3" },
+    warmup: { type: "string", default: "15" },
   },
 });
 const MODE = flags.built ? "built" : flags.tsx ? "tsx" : "bundle";
