@@ -1,4 +1,5 @@
 import { consoleLog } from "../http/log-lines.js";
+import { limitHeapGrowth } from "../runtime/heap-growth.js";
 import { banner, ollamaAnswers, seedQuickstart } from "../runtime/quickstart.js";
 import { startServer } from "../runtime/serve.js";
 import { INGEST_COMMAND } from "./ingest-command.js";
@@ -26,6 +27,8 @@ export const RUNTIME_COMMANDS: Command[] = [
     options: { port: text, host: text, quickstart: { type: "boolean" } },
     positionals: { min: 0, max: 0 },
     async run(input, { runtime, config, io }) {
+      // The process is the server's: its garbage is collected at a bounded growth (docs/operations.md, "Memory").
+      limitHeapGrowth();
       const port = typeof input.values.port === "string" ? wholeNumber(input.values.port, "port") : config.port;
       if (port > 65_535) throw new UsageError(`--port must be at most 65535 (got ${port}).`);
       const host = typeof input.values.host === "string" ? input.values.host : config.host;
