@@ -9,21 +9,20 @@ import v8 from "node:v8";
  */
 export const HEAP_GROWING_PERCENT = 50;
 
-/** What `limitHeapGrowth` reads and calls: the process's node flags and V8's flag setter. */
+/** What `limitHeapGrowth` reads and calls: the flags node was started with, and V8's flag setter. */
 export interface NodeFlags {
   execArgv: readonly string[];
-  nodeOptions: string | undefined;
   setFlags: (flags: string) => void;
 }
 
 /**
  * Has `parley serve`'s process collect its garbage at `HEAP_GROWING_PERCENT` growth, unless its
- * node was given a growth of its own (`--heap-growing-percent`, on the command line or in
- * NODE_OPTIONS; 0 restores V8's rule). V8 reads the flag at each full collection, so it holds
+ * node was started with a growth of its own (`node --heap-growing-percent=N …`; 0 restores V8's
+ * rule; NODE_OPTIONS cannot carry this flag). V8 reads it at each full collection, so it holds
  * from the next one. Returns the flag set, or undefined when the operator's stands.
  */
-export function limitHeapGrowth(node: NodeFlags = { execArgv: process.execArgv, nodeOptions: process.env.NODE_OPTIONS, setFlags: (flags) => v8.setFlagsFromString(flags) }): string | undefined {
-  const given = [...node.execArgv, ...(node.nodeOptions ?? "").split(/\s+/)].some((flag) => /^--heap[-_]growing[-_]percent(=|$)/.test(flag));
+export function limitHeapGrowth(node: NodeFlags = { execArgv: process.execArgv, setFlags: (flags) => v8.setFlagsFromString(flags) }): string | undefined {
+  const given = node.execArgv.some((flag) => /^--heap[-_]growing[-_]percent(=|$)/.test(flag));
   if (given) return undefined;
   const flag = `--heap-growing-percent=${HEAP_GROWING_PERCENT}`;
   node.setFlags(flag);
