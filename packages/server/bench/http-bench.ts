@@ -19,7 +19,8 @@
 // recorded run's), --record (write this run's shares as this processor's record), --node-args="FLAGS" (more flags for the server's node, e.g.
 // "--max-semi-space-size=8", to compare V8 settings), --warmup S (15: seconds of load on each route
 // before its measured run; with 3, V8 was still compiling the chat's code on its own threads in
-// the measured seconds, about 0.15 ms a chat: docs/benchmarks.md, "The warm-up and the heap's growth").
+// the measured seconds, about 0.15 ms a chat: docs/benchmarks.md, "The warm-up and the heap's
+// growth").
 import autocannon, { type Request, type Result } from "autocannon";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";

@@ -13,7 +13,8 @@
 // their medians),
 // --profile DIR (each PostgreSQL server process writes a CPU profile there, `node --cpu-prof`,
 // when it stops), --perf (every server runs with --perf-basic-prof, and each measured run is
-// announced with its servers' pids, so `perf record -g -p PID,PID,…` names JavaScript functions). After the throughput table, each chat statement's share of PostgreSQL's CPU
+// announced with its servers' pids, so `perf record -g -p PID,PID,…` names JavaScript functions).
+// After the throughput table, each chat statement's share of PostgreSQL's CPU
 // (chat-statement-cpu.ts).
 import autocannon, { type Request, type Result } from "autocannon";
 import { randomUUID } from "node:crypto";
