@@ -29,4 +29,18 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // SQLite (3.53) reads a LIMIT that is a bare parameter while planning, so binding it expires
+    // the statement: it is parsed and planned again at every run (docs/architecture.md, "SQL").
+    files: ["packages/sqlite/src/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        ...["Literal[value=/LIMIT\\s+[?@:$]/i]", "TemplateElement[value.raw=/LIMIT\\s+[?@:$]/i]"].map((selector) => ({
+          selector,
+          message: "A bare parameter as LIMIT makes SQLite prepare the statement again at every run: write LIMIT CAST(? AS INTEGER).",
+        })),
+      ],
+    },
+  },
 );

@@ -1,5 +1,7 @@
 // The list route's core calls in process, without HTTP: `authenticate`, `admitRequest` and
-// `listChatbots` on a SQLite database with 2,000 keys, and the read cache's own check.
+// `listChatbots` on a SQLite database with 2,000 keys, and the read cache's own check; then a
+// chat's history read with its LIMIT as a bare parameter and cast, as the adapter writes it
+// (docs/architecture.md: SQLite prepares the first again at every run).
 // `node --conditions=source --import tsx packages/server/bench/storage-reads.ts`
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,13 +23,15 @@ try {
   const callers = await Promise.all(keys.slice(0, 10).map((key) => parley.authenticate(key)));
   const dataVersion = database.prepare("PRAGMA data_version").pluck();
   const totalChanges = database.prepare("SELECT total_changes()").pluck();
+  const history = (limit: string) => database.prepare(`SELECT * FROM messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT ${limit}`);
+  const [bareLimit, castLimit] = [history("?"), history("CAST(? AS INTEGER)")];
 
   /** Mean µs a call, after a tenth as many calls of warm-up. */
   const time = async (name: string, call: (index: number) => unknown) => {
     for (let index = 0; index < CALLS / 10; index += 1) await call(index);
     const started = performance.now();
     for (let index = 0; index < CALLS; index += 1) await call(index);
-    process.stdout.write(`${name.padEnd(34)} ${(((performance.now() - started) / CALLS) * 1000).toFixed(2)} µs\n`);
+    process.stdout.write(`${name.padEnd(40)} ${(((performance.now() - started) / CALLS) * 1000).toFixed(2)} µs\n`);
   };
   for (let round = 1; round <= 2; round += 1) {
     process.stdout.write(`round ${round}\n`);
@@ -36,6 +40,8 @@ try {
     await time("admitRequest", (index) => parley.admitRequest(callers[index % callers.length]!));
     await time("PRAGMA data_version", () => dataVersion.get());
     await time("SELECT total_changes()", () => totalChanges.get());
+    await time("history read, LIMIT ?", () => bareLimit.all("conversation", 10));
+    await time("history read, LIMIT CAST(? AS INTEGER)", () => castLimit.all("conversation", 10));
   }
 } finally {
   runtime.close();

@@ -29,7 +29,7 @@ export function createSqliteOperatorStorage(database: Database, write: <Result>(
              AND (@after_at IS NULL OR c.updated_at < @after_at OR (c.updated_at = @after_at AND c.id > @after_id))
              ${status === "" ? "" : STATUS_FILTERS[status]}
              AND (@reader IS NULL OR EXISTS (SELECT 1 ${unreadMessagesOf("c.id")}))
-           ORDER BY c.updated_at DESC, c.id ASC LIMIT @limit`,
+           ORDER BY c.updated_at DESC, c.id ASC LIMIT CAST(@limit AS INTEGER)`,
         ),
       ]),
     ),
@@ -37,9 +37,9 @@ export function createSqliteOperatorStorage(database: Database, write: <Result>(
   const statements = {
     seqOfMessage: prepare<[string, string], { seq: number }>("SELECT seq FROM messages WHERE id = ? AND conversation_id = ?"),
     messagesAfter: prepare<[string, number], MessageRow>(`SELECT ${MESSAGE_READ_COLUMNS} FROM messages WHERE conversation_id = ? AND seq > ? ORDER BY seq`),
-    readOutbox: prepare<[number, number], OutboxEventRow & { seq: number }>(`SELECT seq, ${OUTBOX_COLUMNS} FROM outbox_events WHERE seq > ? ORDER BY seq LIMIT ?`),
+    readOutbox: prepare<[number, number], OutboxEventRow & { seq: number }>(`SELECT seq, ${OUTBOX_COLUMNS} FROM outbox_events WHERE seq > ? ORDER BY seq LIMIT CAST(? AS INTEGER)`),
     readUserOutbox: prepare<[string, number, number], OutboxEventRow & { seq: number }>(
-      `SELECT seq, ${OUTBOX_COLUMNS} FROM outbox_events WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      `SELECT seq, ${OUTBOX_COLUMNS} FROM outbox_events WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT CAST(? AS INTEGER)`,
     ),
     outboxPosition: prepare<[string], { seq: number }>("SELECT seq FROM outbox_events WHERE id = ?"),
     latestOutboxPosition: prepare<[], { seq: number | null }>("SELECT max(seq) AS seq FROM outbox_events"),

@@ -22,7 +22,7 @@ export function createDocumentCatalog(database: Database) {
     list: database.prepare<{ chatbot_id: string; limit: number; after_at: number | null; after_id: string }, DocumentRow>(
       `SELECT ${COLUMNS} FROM ${FROM} WHERE b.chatbot_id = @chatbot_id
          AND (@after_at IS NULL OR d.updated_at < @after_at OR (d.updated_at = @after_at AND d.id > @after_id))
-       ORDER BY d.updated_at DESC, d.id ASC LIMIT @limit`,
+       ORDER BY d.updated_at DESC, d.id ASC LIMIT CAST(@limit AS INTEGER)`,
     ),
     byId: database.prepare<[string, string], DocumentRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE b.chatbot_id = ? AND d.id = ?`),
     bySource: database.prepare<[string, string], DocumentRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE b.chatbot_id = ? AND d.source = ?`),

@@ -60,7 +60,7 @@ export function createKeywordIndex(database: Database, options: { titleWeight: n
       search: database.prepare(
         `SELECT c.id, c.source, c.title, c.body, bm25(${table}, ${options.titleWeight}, 1.0) AS score
          FROM ${table} JOIN search_chunks AS c ON c.id = ${table}.rowid
-         WHERE ${table} MATCH ? ORDER BY score, c.id LIMIT ?`,
+         WHERE ${table} MATCH ? ORDER BY score, c.id LIMIT CAST(? AS INTEGER)`,
       ),
       chunk: database.prepare("SELECT id, source, title, body FROM search_chunks WHERE id = ?"),
     };

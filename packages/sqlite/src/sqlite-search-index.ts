@@ -103,7 +103,7 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sqli
     setEmbedding: database.prepare("UPDATE search_chunks SET embedding = ? WHERE id = ?"),
     clearEmbeddings: database.prepare("UPDATE search_chunks SET embedding = NULL WHERE bot = ?"),
     list: database.prepare<[number, number, number], ChunkRow>(
-      "SELECT id, source, title, body FROM search_chunks WHERE bot = ? AND id > ? ORDER BY id LIMIT ?",
+      "SELECT id, source, title, body FROM search_chunks WHERE bot = ? AND id > ? ORDER BY id LIMIT CAST(? AS INTEGER)",
     ),
     // sqlite-vec's cosine over the stored floats (null for a zero vector), with the rest of the
     // row, read on the way to the floats.

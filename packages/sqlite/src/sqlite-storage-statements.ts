@@ -126,7 +126,7 @@ export function prepareStorageStatements(database: Database) {
     ),
     // Newest first so LIMIT keeps the most recent; the caller reverses to oldest first.
     recentMessages: prepare<[string, number], MessageRow>(
-      `SELECT ${MESSAGE_READ_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?`,
+      `SELECT ${MESSAGE_READ_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT CAST(? AS INTEGER)`,
     ),
     listMessages: prepare<[string], MessageRow>(
       `SELECT ${MESSAGE_READ_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY seq`,
@@ -135,7 +135,7 @@ export function prepareStorageStatements(database: Database) {
     insertOutboxEvent: prepare<OutboxEventRow>(
       `INSERT INTO outbox_events (${OUTBOX_COLUMNS}) VALUES (@id, @type, @user_id, @chatbot_id, @data, @created_at)`,
     ),
-    listOutboxEvents: prepare<[number], OutboxEventRow>(`SELECT ${OUTBOX_COLUMNS} FROM outbox_events ORDER BY seq LIMIT ?`),
+    listOutboxEvents: prepare<[number], OutboxEventRow>(`SELECT ${OUTBOX_COLUMNS} FROM outbox_events ORDER BY seq LIMIT CAST(? AS INTEGER)`),
   };
 }
 

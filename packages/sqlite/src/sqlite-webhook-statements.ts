@@ -38,7 +38,7 @@ export function prepareWebhookStatements(database: Database) {
     ),
 
     undispatchedEvents: prepare<[number], OutboxEventRow & { seq: number }>(
-      `SELECT seq, ${OUTBOX_COLUMNS} FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT ?`,
+      `SELECT seq, ${OUTBOX_COLUMNS} FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT CAST(? AS INTEGER)`,
     ),
     // The user's subscriptions from before the event, narrowed by chatbot and event type.
     matchingSubscriptions: prepare<{ user_id: string; chatbot_id: string; type: string; created_at: number }, { id: string }>(
@@ -65,7 +65,7 @@ export function prepareWebhookStatements(database: Database) {
          WHERE status = 'pending' AND next_attempt_at <= @now
            AND subscription_id NOT IN (SELECT value FROM json_each(@skip))
        )
-       SELECT seq FROM due WHERE place <= @per_subscription ORDER BY next_attempt_at, seq LIMIT @limit`,
+       SELECT seq FROM due WHERE place <= @per_subscription ORDER BY next_attempt_at, seq LIMIT CAST(@limit AS INTEGER)`,
     ),
     leaseDelivery: prepare<[number, number, number], WebhookDeliveryRow>(
       `UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?, leased_until = ? WHERE seq = ?
@@ -85,16 +85,16 @@ export function prepareWebhookStatements(database: Database) {
     ),
     // Newest first, each through its index; a NULL @status or @before_seq lets every row through.
     listDeliveries: prepare<ListDeliveries, WebhookDeliveryRow>(
-      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE seq < coalesce(@before_seq, 9223372036854775807) ORDER BY seq DESC LIMIT @limit`,
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE seq < coalesce(@before_seq, 9223372036854775807) ORDER BY seq DESC LIMIT CAST(@limit AS INTEGER)`,
     ),
     listDeliveriesByStatus: prepare<ListDeliveries, WebhookDeliveryRow>(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE status = @status AND seq < coalesce(@before_seq, 9223372036854775807)
-       ORDER BY seq DESC LIMIT @limit`,
+       ORDER BY seq DESC LIMIT CAST(@limit AS INTEGER)`,
     ),
     listUserDeliveries: prepare<ListDeliveries, WebhookDeliveryRow>(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries INDEXED BY webhook_deliveries_by_user
        WHERE user_id = @user_id AND seq < coalesce(@before_seq, 9223372036854775807) AND (@status IS NULL OR status = @status)
-       ORDER BY seq DESC LIMIT @limit`,
+       ORDER BY seq DESC LIMIT CAST(@limit AS INTEGER)`,
     ),
     seqOfDelivery: prepare<[string], { seq: number }>("SELECT seq FROM webhook_deliveries WHERE id = ?"),
     getDelivery: prepare<[string], LeasedDeliveryRow>(`SELECT ${DELIVERY_COLUMNS}, leased_until FROM webhook_deliveries WHERE id = ?`),
