@@ -13,7 +13,8 @@
 // their medians),
 // --profile DIR (each PostgreSQL server process writes a CPU profile there, `node --cpu-prof`,
 // when it stops), --perf (every server runs with --perf-basic-prof, and each measured run is
-// announced with its servers' pids, so `perf record -g -p PID,PID,…` names JavaScript functions).
+// announced with its servers' pids, so `perf record -g -p PID,PID,…` names JavaScript functions),
+// --node-args "FLAGS" (node flags for every server process, as bench:http's, for A/B runs).
 // After the throughput table, each chat statement's share of PostgreSQL's CPU
 // (chat-statement-cpu.ts).
 import autocannon, { type Request, type Result } from "autocannon";
@@ -33,7 +34,7 @@ import { sampleWaits } from "./wait-events.js";
 import { startChild, type Child } from "./processes.js";
 
 const { values: flags } = parseArgs({
-  options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "12" }, skip: { type: "string", default: "" }, warmup: { type: "string", default: "3" }, waits: { type: "boolean", default: false }, profile: { type: "string" }, rounds: { type: "string", default: "1" }, perf: { type: "boolean", default: false } },
+  options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "12" }, skip: { type: "string", default: "" }, warmup: { type: "string", default: "3" }, waits: { type: "boolean", default: false }, profile: { type: "string" }, rounds: { type: "string", default: "1" }, perf: { type: "boolean", default: false }, "node-args": { type: "string", default: "" } },
 });
 /** Parts left out of this run (`--skip sqlite,profile`), for quicker A/B runs of the PostgreSQL rows. */
 const SKIP = new Set(flags.skip.split(",").filter(Boolean));
@@ -242,7 +243,7 @@ try {
   sqlite.close();
   const redisPid = await redisProcessId(redisUrl);
   const serve = (serverEnv: Record<string, string>, nodeArgs: string[] = []) =>
-    startChild({ nodeArgs: [...nodeArgs, ...(flags.perf ? ["--perf-basic-prof"] : []), ...TSX], script: join(BENCH, "serve-from-source.ts"), args: ["serve", "--port", "0"], env: serverEnv, cwd: ROOT, ready: /listening on (http:\/\/[\d.:]+)/, stdout: "ignore" });
+    startChild({ nodeArgs: [...nodeArgs, ...flags["node-args"].split(" ").filter(Boolean), ...(flags.perf ? ["--perf-basic-prof"] : []), ...TSX], script: join(BENCH, "serve-from-source.ts"), args: ["serve", "--port", "0"], env: serverEnv, cwd: ROOT, ready: /listening on (http:\/\/[\d.:]+)/, stdout: "ignore" });
   /** SQLite's row: one `parley serve` on the seeded file; its chats a second. */
   const sqliteChats = async () => {
     const server = await serve(env);
