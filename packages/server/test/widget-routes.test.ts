@@ -147,7 +147,8 @@ describe("a visitor's messages", () => {
   it("go through the owner's pipeline: 200 {message, reply} with sources, in the inbox, in the session's messages", async () => {
     const { alice, visit, enableWidget, newSession, runtime, context, api } = server;
     await enableWidget(alice);
-    await runtime.parley.admin.ingestDocument(alice.botId, { source: "warranty.md", title: "Warranty", text: "Every kettle has a 2-year limited warranty." });
+    // Added from the command line: its source is the file's absolute path, which visitors never see.
+    await runtime.parley.admin.ingestDocument(alice.botId, { source: "/srv/acme/knowledge/warranty.md", title: "Warranty", text: "Every kettle has a 2-year limited warranty." });
     const { token, session_id } = await newSession(alice.botId);
     context.openai.chat.enqueue(replyWith("Two years."));
     const answer = await visit("POST", `/v1/widget/${alice.botId}/messages`, { token, body: { message: "  How long is the kettle warranty?  " } });
@@ -157,6 +158,10 @@ describe("a visitor's messages", () => {
     // The owner sees it in the inbox like any other conversation.
     const inbox = await api(alice.adminKey, "GET", `/v1/admin/conversations?chatbot_id=${alice.botId}`);
     expect(inbox.json.data.map((row: { session_id: string }) => row.session_id)).toContain(session_id);
+    // The owner's view keeps the whole path.
+    const conversationId = inbox.json.data.find((row: { session_id: string }) => row.session_id === session_id).id as string;
+    const conversation = await api(alice.adminKey, "GET", `/v1/admin/conversations/${conversationId}`);
+    expect(conversation.json.messages.at(-1).sources[0].source).toBe("/srv/acme/knowledge/warranty.md");
     // The session's messages, oldest first; after the first, only the reply.
     const listed = await visit("GET", `/v1/widget/${alice.botId}/messages`, { token });
     expect(listed.status).toBe(200);
@@ -233,7 +238,8 @@ describe("a streamed reply", () => {
   it("is message, each delta as the model writes it, then the stored reply with its sources", async () => {
     const { alice, enableWidget, newSession, runtime, context, url, visit } = server;
     await enableWidget(alice);
-    await runtime.parley.admin.ingestDocument(alice.botId, { source: "descaling.md", title: "Descaling", text: "Descale the kettle every month with citric acid." });
+    // A path the command line stored on Windows: the visitor sees the file's name.
+    await runtime.parley.admin.ingestDocument(alice.botId, { source: "C:\\acme\\kb\\descaling.md", title: "Descaling", text: "Descale the kettle every month with citric acid." });
     const { token } = await newSession(alice.botId);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

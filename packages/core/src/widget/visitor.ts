@@ -6,11 +6,11 @@ import type { Dependencies } from "../dependencies.js";
 import { chatbotNotFound, forbidden, invalidRequest, ParleyError } from "../errors.js";
 import { chat } from "../chat/chat-pipeline.js";
 import { chatStream, type ReplyGenerations } from "../chat/chat-stream.js";
-import { toMessageView } from "../operator/views.js";
 import { isUuid } from "../support/ids.js";
 import type { VisitorTokens } from "./visitor-tokens.js";
 import { findWidgetChatbot } from "./widget-chatbot.js";
 import { rateReply } from "./rate-reply.js";
+import { toVisitorMessageView } from "./visitor-view.js";
 import { verifyWidgetUserHash, widgetSecretOf } from "./widget-secrets.js";
 
 // The visitor's side of the chat widget (docs/design.md §14): the public appearance, sessions
@@ -122,7 +122,7 @@ export function createVisitorDesk(dependencies: Dependencies, options: VisitorOp
     async send({ chatbot, widget }: WidgetChatbot, sessionId: string, message: string) {
       requireIdentity(widget, sessionId);
       const result = await chat(dependencies, await ownerOf(chatbot), chatbot.id, { message, session_id: sessionId });
-      return { message: toMessageView(result.message), reply: result.reply && toMessageView(result.reply) };
+      return { message: toVisitorMessageView(result.message), reply: result.reply && toVisitorMessageView(result.reply) };
     },
 
     /** The same, streamed (`chatStream`): the reply is generated and stored even if the reader stops. */
@@ -138,7 +138,7 @@ export function createVisitorDesk(dependencies: Dependencies, options: VisitorOp
       const found =
         after === undefined ? (conversation ? await storage.listMessages(conversation.id) : []) : conversation && isUuid(after) ? await storage.listMessagesAfter(conversation.id, afterId!) : null;
       if (found === null) throw invalidRequest("after: must be the id of a message of this conversation");
-      return { data: found.map(toMessageView) };
+      return { data: found.map(toVisitorMessageView) };
     },
 
     /**

@@ -1,4 +1,4 @@
-import { chatbotPaused, FEEDBACK_RATINGS, IDENTITY_NOT_VERIFIED, MAX_FEEDBACK_COMMENT_CHARS, isParleyError, MAX_MESSAGE_CHARS, MAX_USER_ID_CHARS, toMessageView, type ChatStreamEvent } from "@parley/core";
+import { chatbotPaused, FEEDBACK_RATINGS, IDENTITY_NOT_VERIFIED, MAX_FEEDBACK_COMMENT_CHARS, isParleyError, MAX_MESSAGE_CHARS, MAX_USER_ID_CHARS, toVisitorMessageView, type ChatStreamEvent } from "@parley/core";
 import type { ServerResponse } from "node:http";
 import { chatTurns } from "../chat-turns.js";
 import { defineEndpoint, created, noContent, ok, visitor, type Tag } from "../endpoint.js";
@@ -203,7 +203,7 @@ async function writeReplyStream(response: ServerResponse, headers: Record<string
   const write = (event: ChatStreamEvent) => {
     if (event.type === "delta") send("delta", { text: event.text });
     else if (event.type === "handoff") send("handoff", {});
-    else send(event.type, toMessageView(event.message));
+    else send(event.type, toVisitorMessageView(event.message));
   };
   try {
     if (first) write(first);
