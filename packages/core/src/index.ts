@@ -70,7 +70,7 @@ export { CHATBOT_TEXT_LIMITS, type ChatbotSettingsInput } from "./chatbots/manag
 export { AGENT_SCOPE_REFUSAL, CHAT_SCOPE_REFUSAL, requireAdminScope, requireAgentScope } from "./auth/authenticate.js";
 export { documentTypeOf, documentBytesOf } from "./retrieval/document-facts.js";
 export { messageRated, messageSent, takeoverChanged } from "./events/outbox-events.js";
-export { toVisitorMessageView, visitorSourceName } from "./widget/visitor-view.js";
+export { toVisitorMessageView } from "./widget/visitor-view.js";
 export { createVisitorTokens, createEphemeralVisitorTokens, VISITOR_TOKEN_TTL_MICROS, type VisitorTokens } from "./widget/visitor-tokens.js";
 export {
   IDENTITY_NOT_VERIFIED,

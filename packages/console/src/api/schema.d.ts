@@ -1081,7 +1081,7 @@ export interface components {
                     document_id: string;
                     /** @description The document's title, as its list shows it. */
                     title: string;
-                    /** @description The file name or URL it was read from (a text's title). A file added from the command line is named by its absolute path here, and by its file name alone on the widget's public routes. */
+                    /** @description The file name or URL it was read from (a text's title). A file added with `parley ingest` is named by its absolute path on the operator's routes, by its file name alone on the widget's. */
                     source: string;
                     /** @description The PDF page of the first chunk the prompt used from it; null for any other document. */
                     page: number | null;
@@ -1115,7 +1115,7 @@ export interface components {
                 document_id: string;
                 /** @description The document's title, as its list shows it. */
                 title: string;
-                /** @description The file name or URL it was read from (a text's title). A file added from the command line is named by its absolute path here, and by its file name alone on the widget's public routes. */
+                /** @description The file name or URL it was read from (a text's title). A file added with `parley ingest` is named by its absolute path on the operator's routes, by its file name alone on the widget's. */
                 source: string;
                 /** @description The PDF page of the first chunk the prompt used from it; null for any other document. */
                 page: number | null;
@@ -1136,7 +1136,7 @@ export interface components {
             document_id: string;
             /** @description The document's title, as its list shows it. */
             title: string;
-            /** @description The file name or URL it was read from (a text's title). A file added from the command line is named by its absolute path here, and by its file name alone on the widget's public routes. */
+            /** @description The file name or URL it was read from (a text's title). A file added with `parley ingest` is named by its absolute path on the operator's routes, by its file name alone on the widget's. */
             source: string;
             /** @description The PDF page of the first chunk the prompt used from it; null for any other document. */
             page: number | null;
@@ -1160,7 +1160,7 @@ export interface components {
                     document_id: string;
                     /** @description The document's title, as its list shows it. */
                     title: string;
-                    /** @description The file name or URL it was read from (a text's title). A file added from the command line is named by its absolute path here, and by its file name alone on the widget's public routes. */
+                    /** @description The file name or URL it was read from (a text's title). A file added with `parley ingest` is named by its absolute path on the operator's routes, by its file name alone on the widget's. */
                     source: string;
                     /** @description The PDF page of the first chunk the prompt used from it; null for any other document. */
                     page: number | null;

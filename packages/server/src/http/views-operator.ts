@@ -71,7 +71,7 @@ export const messageSourceSchema = record(
   {
     document_id: uuid,
     title: { type: "string", description: "The document's title, as its list shows it." },
-    source: { type: "string", description: "The file name or URL it was read from (a text's title). A file added from the command line is named by its absolute path here, and by its file name alone on the widget's public routes." },
+    source: { type: "string", description: "The file name or URL it was read from (a text's title). A file added with `parley ingest` is named by its absolute path on the operator's routes, by its file name alone on the widget's." },
     page: { ...nullable({ type: "integer", minimum: 1 }), description: "The PDF page of the first chunk the prompt used from it; null for any other document." },
   },
   "A document the reply's context came from.",
