@@ -254,6 +254,9 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     const device = await phone.context().newCDPSession(phone);
     await device.send("Emulation.setDeviceMetricsOverride", { width: 390, height: 844, deviceScaleFactor: 2, mobile: true });
     await device.send("Emulation.setTouchEmulationEnabled", { enabled: true, maxTouchPoints: 5 });
+    // Every answer the page got is a success (no 404 for a /favicon.ico it would otherwise ask for).
+    const failedLoads: string[] = [];
+    phone.on("console", (message) => void (message.text().startsWith("Failed to load resource") && failedLoads.push(message.text())));
     await phone.goto(`${fixture.parley.url}/widget/${fixture.parley.chatbotId}/demo`);
     const launcher = phone.getByRole("button", { name: "Open chat" });
     await launcher.waitFor();
@@ -264,6 +267,7 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     expect(box.y + box.height).toBeLessThanOrEqual(844);
     await launcher.click();
     await chat(phone).getByRole("textbox", { name: "Message" }).waitFor();
+    expect(failedLoads).toEqual([]);
     await phone.close();
   });
 
@@ -286,8 +290,43 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     expect(faults).toEqual([]);
   });
 
+  // After the check of the pages' faults above: a cut connection is one Chromium logs.
+  it("keeps a message the server took when the visitor's connection drops mid-reply, and shows the stored reply once connected again", async () => {
+    fixture.useRelay();
+    const phone = await fixture.browser.newPage();
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.goto(`${fixture.site.origin}/`);
+    await phone.getByRole("button", { name: "Open chat" }).click();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    fixture.openai.chat.enqueue(streamWith(["Descale it", " every month", held, " with citric acid."]));
+    const textbox = chat(phone).getByRole("textbox", { name: "Message" });
+    await textbox.fill("How often should I descale?");
+    await textbox.press("Enter");
+    const log = chat(phone).getByRole("log");
+    await log.getByText("Descale it every month").waitFor();
+    fixture.relay.cut();
+    const notice = chat(phone).locator("#notice");
+    await expect.poll(() => notice.textContent()).toBe("The connection was lost before the reply arrived. It will appear here when the connection is back; if it does not, please ask again.");
+    // The message is stored: it stays, once, and is not put back to be sent twice; the half reply goes.
+    expect(await log.locator(".msg.visitor").allTextContents()).toEqual(["YouHow often should I descale?"]);
+    expect(await textbox.inputValue()).toBe("");
+    expect(await log.locator(".msg.bot").count()).toBe(0);
+    // The server finishes and stores the reply meanwhile; connected again, the widget shows it whole.
+    release();
+    await log.getByText("Descale it every month with citric acid.").waitFor();
+    await log.locator(".msg.bot").getByRole("list", { name: "Sources" }).waitFor();
+    expect(await notice.isHidden()).toBe(true);
+    await phone.reload();
+    await phone.getByRole("button", { name: "Open chat" }).click();
+    await log.getByText("Descale it every month with citric acid.").waitFor();
+    expect(await log.locator(".msg.visitor").count()).toBe(1);
+    expect(await log.locator(".msg.bot").count()).toBe(1);
+    await phone.close();
+  });
+
   it("made no request to any origin but the host site's and the server's", () => {
     const origins = new Set(fixture.browser.requests.filter((url) => /^https?:/.test(url)).map((url) => new URL(url).origin));
-    expect([...origins].sort()).toEqual([fixture.parley.url, fixture.site.origin, fixture.otherSite.origin].sort());
+    expect([...origins].sort()).toEqual([fixture.parley.url, fixture.relay.url, fixture.site.origin, fixture.otherSite.origin].sort());
   });
 });

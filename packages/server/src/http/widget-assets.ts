@@ -105,7 +105,7 @@ const DEMO_STYLE_HASH = `'sha256-${createHash("sha256").update(DEMO_STYLE).diges
 function sendDemo(request: IncomingMessage, response: ServerResponse, chatbotId: string, headers: Record<string, string>): number {
   const body = Buffer.from(`<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Parley widget demo</title><style>${DEMO_STYLE}</style></head>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Parley widget demo</title><link rel="icon" href="data:,"><style>${DEMO_STYLE}</style></head>
 <body>
 <main>
 <h1>Parley widget demo</h1>

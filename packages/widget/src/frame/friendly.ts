@@ -8,6 +8,7 @@ export const TEXTS = {
   notHere: "This chat is not available on this website.",
   missing: "This chat is not available.",
   offline: "The connection was lost. Please check your connection and try again.",
+  interrupted: "The connection was lost before the reply arrived. It will appear here when the connection is back; if it does not, please ask again.",
   failed: "Sorry, something went wrong. Please try again.",
   signIn: "Please sign in to chat with us.",
 } as const;

@@ -127,6 +127,7 @@ function showSystem(text: string): void {
 function showReply(message: WidgetMessage, into?: { root: HTMLDivElement; body: HTMLDivElement }): void {
   if (shown.has(message.id) && !into) return;
   shown.add(message.id);
+  if (notice.textContent === TEXTS.interrupted) say("");
   const kind = kindOf(message);
   const target = into ?? item(kind, message.agent_name);
   if (kind === "agent") target.body.textContent = message.content;
@@ -227,10 +228,13 @@ async function listen(): Promise<void> {
   const controller = new AbortController();
   live = controller;
   const token = stored.token;
-  for (let failures = 0; !controller.signal.aborted; ) {
+  for (let failures = 0, connections = 0; !controller.signal.aborted; ) {
     try {
       const response = await api.events(token, lastEventId, controller.signal);
       failures = 0;
+      // Connected again: what was stored meanwhile (a reply whose own stream was cut) comes with
+      // the history, shown once by id; a message being sent brings its own reply.
+      if (connections++ > 0 && !sending) void loadHistory();
       const parser = createSseParser();
       await readEvents(response, (event) => {
         if (event.id) lastEventId = event.id;
@@ -287,6 +291,7 @@ async function send(text: string): Promise<void> {
   try {
     await sendOnce(message, visitor, true);
   } catch (error) {
+    // Not accepted: the message was not stored, so it goes back into the box to be sent again.
     visitor.remove();
     if (!textbox.value) textbox.value = message;
     say(error instanceof Refused ? friendlyRefusal(error.status, error.detail) : TEXTS.offline);
@@ -320,15 +325,20 @@ async function sendOnce(message: string, visitor: HTMLDivElement, retry: boolean
   let streaming: { root: HTMLDivElement; body: HTMLDivElement } | undefined;
   let text = "";
   let failure: string | undefined;
-  await readEvents(response, (event) => {
+  /** The server stored the message (its `message` event came): it must never be sent again. */
+  let accepted = false;
+  let ended = false;
+  const reading = readEvents(response, (event) => {
     let data: Record<string, unknown>;
     try {
       data = JSON.parse(event.data) as Record<string, unknown>;
     } catch {
       return;
     }
-    if (event.event === "message" && typeof data.id === "string") shown.add(data.id);
-    else if (event.event === "delta" && typeof data.text === "string") {
+    if (event.event === "message" && typeof data.id === "string") {
+      shown.add(data.id);
+      accepted = true;
+    } else if (event.event === "delta" && typeof data.text === "string") {
       streaming ??= item("bot");
       streaming.root.setAttribute("aria-busy", "true");
       text += data.text;
@@ -340,14 +350,28 @@ async function sendOnce(message: string, visitor: HTMLDivElement, retry: boolean
       if (shown.has(reply.id)) streaming?.root.remove();
       else showReply(reply, streaming);
       streaming = undefined;
-    } else if (event.event === "error") {
+      ended = true;
+    } else if (event.event === "handoff") ended = true;
+    else if (event.event === "error") {
       streaming?.root.remove();
       streaming = undefined;
       failure = typeof data.detail === "string" ? data.detail : "";
+      ended = true;
     }
   });
-  streaming?.root.remove();
+  try {
+    await reading;
+  } catch (error) {
+    if (!accepted) throw error;
+  } finally {
+    // A reply cut short is not the stored one: it goes, and the stored one comes with the history.
+    streaming?.root.remove();
+  }
   if (failure !== undefined) say(/too many|rate/i.test(failure) ? TEXTS.tooFast : TEXTS.failed);
+  // The connection went after the message was stored: it stays (sending it again would store it
+  // twice), and the server finishes and stores the reply, which the history brings once the
+  // session's events are connected again (docs/design.md §14.3).
+  else if (!ended) say(TEXTS.interrupted);
 }
 
 // ---- Start -----------------------------------------------------------------------------------

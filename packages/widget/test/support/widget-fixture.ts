@@ -1,7 +1,7 @@
 import { startFakeOpenAI } from "@parley/providers/testing";
 import { mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { launchBrowser } from "../../../console/test/support/browser.js";
@@ -52,6 +52,42 @@ export async function startHostSite(snippet: () => string): Promise<HostSite> {
   return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
+/** A TCP relay to `target` (its own origin) whose open connections can be cut at once, as a visitor's network drops. */
+export interface Relay {
+  url: string;
+  /** Destroys every open connection, both ways; new ones are relayed again. */
+  cut(): void;
+  close(): Promise<void>;
+}
+
+export async function startRelay(target: string): Promise<Relay> {
+  const { hostname, port } = new URL(target);
+  const open = new Set<Socket>();
+  const track = (socket: Socket) => {
+    open.add(socket);
+    socket.on("close", () => open.delete(socket));
+    socket.on("error", () => socket.destroy());
+  };
+  const server = createTcpServer((client) => {
+    const upstream = connect(Number(port), hostname);
+    track(client);
+    track(upstream);
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    cut: () => open.forEach((socket) => socket.destroy()),
+    close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      open.forEach((socket) => socket.destroy());
+      return closed;
+    },
+  };
+}
+
 /** One HTTP call with a bearer key and an optional JSON body. */
 export async function api(url: string, key: string, path: string, body?: unknown, method?: string): Promise<{ status: number; json: unknown }> {
   const response = await fetch(`${url}${path}`, {
@@ -75,7 +111,9 @@ export async function startWidgetFixture(widgetBuild: string) {
     startParley({ OPENAI_API_KEY: "sk-test-secret-1234", OPENAI_BASE_URL: openai.url, PARLEY_LLM_TIMEOUT_MS: "5000", PARLEY_WIDGET_DIR: widgetBuild }),
     launchBrowser(),
   ]);
-  snippet = `<script src="${parley.url}/widget.js" data-chatbot-id="${parley.chatbotId}" async></script>`;
+  const relay = await startRelay(parley.url);
+  const snippetFrom = (server: string) => `<script src="${server}/widget.js" data-chatbot-id="${parley.chatbotId}" async></script>`;
+  snippet = snippetFrom(parley.url);
   const patched = await api(
     parley.url,
     parley.adminKey,
@@ -100,12 +138,18 @@ export async function startWidgetFixture(widgetBuild: string) {
     browser,
     site,
     otherSite,
+    relay,
     /** Adds `data-` attributes to the snippet the host sites serve from now on (none: the plain snippet again). */
     setSnippetAttributes(attributes = "") {
       snippet = attributes === "" ? plainSnippet : plainSnippet.replace(" async>", ` ${attributes} async>`);
     },
+    /** From now on the host sites' snippet loads the widget through the relay (its frame and routes on the relay's origin). */
+    useRelay() {
+      snippet = snippetFrom(relay.url);
+    },
     async close() {
       await browser.close();
+      await relay.close();
       await parley.stop();
       await Promise.all([site.close(), otherSite.close()]);
       await openai.close();
