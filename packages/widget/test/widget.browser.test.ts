@@ -325,6 +325,41 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     await phone.close();
   });
 
+  it("lets a visitor scroll up to read while a long reply streams, and follows the conversation again from their next message", async () => {
+    const phone = await fixture.browser.newPage();
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.goto(`${fixture.site.origin}/`);
+    await phone.getByRole("button", { name: "Open chat" }).click();
+    const steps = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => `\n\nStep ${from + index}: rinse the kettle and boil it once more.`);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    fixture.openai.chat.enqueue(streamWith(["Here is how to descale it.", ...steps(1, 20), held, ...steps(21, 40)]));
+    const textbox = chat(phone).getByRole("textbox", { name: "Message" });
+    await textbox.fill("How do I descale it, step by step?");
+    await textbox.press("Enter");
+    const log = chat(phone).getByRole("log");
+    await log.getByText("Step 20:").waitFor();
+    const position = () => log.evaluate((element) => ({ top: element.scrollTop, fromEnd: element.scrollHeight - element.scrollTop - element.clientHeight }));
+    // The growing reply kept the log at its end...
+    expect((await position()).fromEnd).toBeLessThan(2);
+    // ... until the visitor scrolls up with the wheel to read its beginning: the rest streams in below.
+    const box = (await phone.locator('iframe[title="Chat"]').boundingBox())!;
+    await phone.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await phone.mouse.wheel(0, -400);
+    await expect.poll(async () => (await position()).fromEnd).toBeGreaterThan(300);
+    const readingAt = (await position()).top;
+    release();
+    await log.locator(".msg.bot").last().getByRole("list", { name: "Sources" }).waitFor();
+    expect((await position()).top).toBe(readingAt);
+    // The visitor's next message brings the log to its end, and its reply keeps it there.
+    fixture.openai.chat.enqueue(streamWith(["Yes,", ...steps(1, 20)]));
+    await textbox.fill("Thanks! Monthly, then?");
+    await textbox.press("Enter");
+    await log.locator(".msg.bot").last().getByRole("list", { name: "Sources" }).waitFor();
+    expect((await position()).fromEnd).toBeLessThan(2);
+    await phone.close();
+  });
+
   it("made no request to any origin but the host site's and the server's", () => {
     const origins = new Set(fixture.browser.requests.filter((url) => /^https?:/.test(url)).map((url) => new URL(url).origin));
     expect([...origins].sort()).toEqual([fixture.parley.url, fixture.relay.url, fixture.site.origin, fixture.otherSite.origin].sort());

@@ -43,6 +43,10 @@ let sending = false;
 const shown = new Set<string>();
 let live: AbortController | undefined;
 let lastEventId: string | undefined;
+/** New content keeps the log at its end, until the visitor scrolls up to read (and again once back at the end). */
+let following = true;
+/** The scroll position the frame itself last set: its own scroll events are not the visitor's. */
+let ownScrollTop = -1;
 
 function readStored(): Stored | undefined {
   try {
@@ -105,15 +109,23 @@ function item(kind: "visitor" | "bot" | "agent" | "system", agentName?: string |
   return { root, body };
 }
 
-function scrollDown(): void {
+/** Keeps the log at its end while it follows, or (`force`, the visitor's own message) from now on. */
+function scrollDown(force = false): void {
+  if (force) following = true;
+  if (!following) return;
   log.scrollTop = log.scrollHeight;
+  ownScrollTop = log.scrollTop;
 }
+
+log.addEventListener("scroll", () => {
+  if (log.scrollTop !== ownScrollTop) following = log.scrollHeight - log.scrollTop - log.clientHeight < 32;
+});
 
 function showVisitor(content: string, id?: string): HTMLDivElement {
   if (id) shown.add(id);
   const { root, body } = item("visitor");
   body.textContent = content;
-  scrollDown();
+  scrollDown(true);
   return root;
 }
 
@@ -190,6 +202,7 @@ function clearConversation(): void {
   live = undefined;
   lastEventId = undefined;
   shown.clear();
+  following = true;
   log.querySelectorAll(".msg").forEach((node) => node.remove());
   starters.hidden = starters.childElementCount === 0;
   say(blocked ? notice.textContent! : "");
