@@ -380,6 +380,7 @@ async function sendOnce(message: string, visitor: HTMLDivElement, retry: boolean
     // A reply cut short is not the stored one: it goes, and the stored one comes with the history.
     streaming?.root.remove();
   }
+  if (!accepted) throw new Error("The reply's stream ended before the message was stored.");
   if (failure !== undefined) say(/too many|rate/i.test(failure) ? TEXTS.tooFast : TEXTS.failed);
   // The connection went after the message was stored: it stays (sending it again would store it
   // twice), and the server finishes and stores the reply, which the history brings once the
