@@ -7,7 +7,7 @@ import { RUNTIME_COMMANDS } from "./cli/runtime-commands.js";
 import { MIGRATE_COMMAND } from "./cli/migrate-command.js";
 import { WEBHOOK_COMMANDS } from "./cli/webhook-commands.js";
 import { WIDGET_COMMANDS } from "./cli/widget-commands.js";
-import { ConfigError, loadConfig } from "./runtime/config.js";
+import { ConfigError, describeDatabase, loadConfig, type ServerConfig } from "./runtime/config.js";
 import { openRuntime } from "./runtime/open-runtime.js";
 
 /** Every `parley` command; the help and the tests are derived from it. */
@@ -45,6 +45,7 @@ export async function main(argv: string[], io: CommandIo = { stdout: process.std
     return 2;
   }
   const { command, rest } = found;
+  let config: ServerConfig | undefined;
   try {
     const { values, positionals } = parseArgs({
       args: rest,
@@ -57,7 +58,7 @@ export async function main(argv: string[], io: CommandIo = { stdout: process.std
       return 0;
     }
     checkPositionals(command, positionals);
-    const config = loadConfig(io.env, typeof values.db === "string" ? { databasePath: values.db } : {});
+    config = loadConfig(io.env, typeof values.db === "string" ? { databasePath: values.db } : {});
     const runtime = await openRuntime(config);
     try {
       const result = await command.run({ values, positionals }, { runtime, config, io });
@@ -67,7 +68,9 @@ export async function main(argv: string[], io: CommandIo = { stdout: process.std
       if (command.name !== "serve") await runtime.close();
     }
   } catch (error) {
-    io.stderr.write(`parley ${command.name}: ${reason(error)}\n`);
+    // Something not found may be in another database than the one meant (a mistyped PARLEY_DB or --db): name it.
+    const line = config !== undefined && isParleyError(error, "not_found") ? `${reason(error).replace(/\.$/, "")} (database ${describeDatabase(config)}).` : reason(error);
+    io.stderr.write(`parley ${command.name}: ${line}\n`);
     return error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS") ? 2 : 1;
   }
 }

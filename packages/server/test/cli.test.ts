@@ -76,7 +76,8 @@ describe("the parley CLI", () => {
     const before = snapshot(path);
     expect(before.plans).toContainEqual(expect.arrayContaining(["before-failures", 7]));
     const unknownUser = await runCli(["key", "create", "--user", "00000000-0000-4000-8000-000000000000"], context.env);
-    expect(unknownUser).toMatchObject({ code: 1, stdout: "", stderr: "parley key create: User 00000000-0000-4000-8000-000000000000 not found.\n" });
+    // What is not found is named with the database looked in, where a mistyped PARLEY_DB shows.
+    expect(unknownUser).toMatchObject({ code: 1, stdout: "", stderr: `parley key create: User 00000000-0000-4000-8000-000000000000 not found (database ${path}).\n` });
     const missingFlag = await runCli(["user", "create"], context.env);
     expect(missingFlag).toMatchObject({ code: 2, stdout: "", stderr: "parley user create: --email is required.\n" });
     const unknownFlag = await runCli(["user", "create", "--email", "a@b.c", "--colour", "red"], context.env);

@@ -57,8 +57,8 @@ describe("parley webhook commands", () => {
 
     expect((await cli("webhook", "remove", added.id as string)).json).toEqual({ id: added.id, removed: true });
     expect((await cli("webhook", "deliveries", "--status", "failed", "--limit", "5")).json).toMatchObject({ deliveries: [{ id: pending[0]!.id, status: "failed", last_error: "subscription removed" }] });
-    expect(await cli("webhook", "remove", added.id as string)).toMatchObject({ code: 1, stdout: "", stderr: `parley webhook remove: Webhook subscription ${added.id} not found.\n` });
-    expect(await cli("webhook", "retry", pending[0]!.id as string)).toMatchObject({ code: 1, stderr: `parley webhook retry: Delivery ${pending[0]!.id} not found.\n` });
+    expect(await cli("webhook", "remove", added.id as string)).toMatchObject({ code: 1, stdout: "", stderr: `parley webhook remove: Webhook subscription ${added.id} not found (database ${context.env.PARLEY_DB}).\n` });
+    expect(await cli("webhook", "retry", pending[0]!.id as string)).toMatchObject({ code: 1, stderr: `parley webhook retry: Delivery ${pending[0]!.id} not found (database ${context.env.PARLEY_DB}).\n` });
     expect(await cli("webhook", "deliveries", "--status", "lost")).toMatchObject({ code: 1, stderr: "parley webhook deliveries: status: must be one of pending, delivered, failed\n" });
     await receiver.close();
   });

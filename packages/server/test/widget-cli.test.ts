@@ -65,7 +65,7 @@ describe("parley widget commands", () => {
     expect(await cli("widget", "set", id, "--position", "top")).toMatchObject({ code: 1, stderr: "parley widget set: widget.position: must be one of right, left\n" });
     expect(await cli("widget", "set", id, "--identity-required", "yes")).toMatchObject({ code: 2, stderr: expect.stringContaining("--identity-required must be true or false") });
     expect(await cli("widget", "set", id)).toMatchObject({ code: 2, stderr: expect.stringContaining("Nothing to set") });
-    expect(await cli("widget", "show", "00000000-0000-4000-8000-000000000000")).toMatchObject({ code: 1, stderr: "parley widget show: Chatbot not found.\n" });
+    expect(await cli("widget", "show", "00000000-0000-4000-8000-000000000000")).toMatchObject({ code: 1, stderr: `parley widget show: Chatbot not found (database ${context.env.PARLEY_DB}).\n` });
     expect((await cli("widget", "show", id)).json).toEqual(before);
 
     // The secret: printed once, derived from the key file made for it and the stored nonce.

@@ -1,4 +1,5 @@
 import type { HttpLimits } from "../http/connection-limits.js";
+import { redactUrl } from "@parley/core";
 import { parseEmbedderSpec, readProviderEnvironment, type EmbedderSpec, type Environment, type ProviderEnvironment } from "@parley/providers";
 
 /** The server's configuration, read from the environment (docs/design.md §7) and validated once, at start-up. */
@@ -139,6 +140,11 @@ function httpLimits(env: Environment): HttpLimits {
     maxHeaderBytes: wholeNumber(env, "PARLEY_MAX_HEADER_BYTES", 16_384, 1_024, 1_048_576),
     maxConnections: wholeNumber(env, "PARLEY_MAX_CONNECTIONS", 1_000, 1, 1_000_000),
   };
+}
+
+/** The database a configuration opens, as the banner and the command line name it: the SQLite file, or the PostgreSQL URL without its password. */
+export function describeDatabase(config: Pick<ServerConfig, "databasePath" | "databaseUrl">): string {
+  return config.databaseUrl === undefined ? config.databasePath : `PostgreSQL at ${redactUrl(config.databaseUrl)}`;
 }
 
 /** Reads and checks the configuration. Command-line flags (overrides) win over the environment. */

@@ -1,10 +1,10 @@
-import { redactUrl, type DocumentInput, type Provider } from "@parley/core";
+import type { DocumentInput, Provider } from "@parley/core";
 import { createKnowledgeSources } from "@parley/knowledge";
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ServerConfig } from "./config.js";
+import { describeDatabase, type ServerConfig } from "./config.js";
 import type { ParleyRuntime } from "./open-parley.js";
 
 /** The demo's provider and model: the first provider the environment makes available. */
@@ -92,8 +92,7 @@ async function readQuickstartDocuments(folder: string): Promise<DocumentInput[]>
 
 /** The start-up banner: where the server listens, the demo's key and curl commands, and what the provider needs. */
 export function banner(url: string, config: ServerConfig, seed: DemoSeed | null, ollamaReachable: boolean | undefined): string {
-  const database = config.databaseUrl === undefined ? config.databasePath : `PostgreSQL at ${redactUrl(config.databaseUrl)}`;
-  const lines = [`Parley is listening on ${url} (database ${database}).`];
+  const lines = [`Parley is listening on ${url} (database ${describeDatabase(config)}).`];
   if (seed) {
     lines.push(
       "",
