@@ -1,6 +1,7 @@
 // The entry of a document-reading child process (see `createDocumentReader`): it reads one
 // document per message and answers with the document or a per-document error detail. The
 // bootstrap that imports it has already lowered the process's priority.
+import { Worker } from "node:worker_threads";
 import { readDocument, type DocumentBytes } from "./read-document.js";
 import type { ReadLimits } from "./read-limits.js";
 import { readerErrorDetail } from "./reader-errors.js";
@@ -14,10 +15,25 @@ export interface WorkerRequest {
 /** What the process answers: the document, or the detail of why it failed. */
 export type WorkerAnswer = { ready: true } | { result: Awaited<ReturnType<typeof readDocument>> } | { error: string };
 
+/** How often the reader checks that the server that started it still runs. */
+const PARENT_CHECK_MS = 1_000;
+
 const answer = (message: WorkerAnswer) => process.send!(message, undefined, {}, () => undefined);
 
 // The server went away (ended, or killed): nothing is left to read for.
 process.on("disconnect", () => process.exit(0));
+// ... but a reader busy parsing hears of it only once the parse is done, minutes later for a
+// hostile document, and the server that kept its deadline may have been killed (kill -9, a
+// crash). A thread of its own, free while the main one parses, ends the process once its
+// parent is gone (docs/design.md, "Untrusted documents"); a worker reads `process.ppid` afresh.
+// Should that thread fail, the reader goes on without it.
+new Worker(
+  `const { workerData: parent } = require("node:worker_threads");
+  setInterval(() => process.ppid !== parent && process.kill(process.pid, "SIGKILL"), ${PARENT_CHECK_MS});`,
+  { eval: true, workerData: process.ppid, resourceLimits: { maxOldGenerationSizeMb: 4, maxYoungGenerationSizeMb: 1 } },
+)
+  .on("error", () => undefined)
+  .unref();
 // One document at a time, so an error nothing caught is the current document's; the process
 // ends after saying so, as it may be left in any state.
 process.on("uncaughtException", (error) => process.send!({ error: readerErrorDetail(error) } satisfies WorkerAnswer, undefined, {}, () => process.exit(1)));
