@@ -335,10 +335,11 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     fixture.openai.chat.enqueue(streamWith(["Here is how to descale it.", ...steps(1, 20), held, ...steps(21, 40)]));
     const textbox = chat(phone).getByRole("textbox", { name: "Message" });
+    const log = chat(phone).getByRole("log");
+    const reply = (opening: string) => log.locator(".msg.bot").filter({ hasText: opening });
     await textbox.fill("How do I descale it, step by step?");
     await textbox.press("Enter");
-    const log = chat(phone).getByRole("log");
-    await log.getByText("Step 20:").waitFor();
+    await reply("Here is how to descale it.").getByText("Step 20:").waitFor();
     const position = () => log.evaluate((element) => ({ top: element.scrollTop, fromEnd: element.scrollHeight - element.scrollTop - element.clientHeight }));
     // The growing reply kept the log at its end...
     expect((await position()).fromEnd).toBeLessThan(2);
@@ -349,13 +350,13 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     await expect.poll(async () => (await position()).fromEnd).toBeGreaterThan(300);
     const readingAt = (await position()).top;
     release();
-    await log.locator(".msg.bot").last().getByRole("list", { name: "Sources" }).waitFor();
+    await reply("Here is how to descale it.").getByRole("list", { name: "Sources" }).waitFor();
     expect((await position()).top).toBe(readingAt);
     // The visitor's next message brings the log to its end, and its reply keeps it there.
-    fixture.openai.chat.enqueue(streamWith(["Yes,", ...steps(1, 20)]));
+    fixture.openai.chat.enqueue(streamWith(["Yes, once a month.", ...steps(1, 20)]));
     await textbox.fill("Thanks! Monthly, then?");
     await textbox.press("Enter");
-    await log.locator(".msg.bot").last().getByRole("list", { name: "Sources" }).waitFor();
+    await reply("Yes, once a month.").getByRole("list", { name: "Sources" }).waitFor();
     expect((await position()).fromEnd).toBeLessThan(2);
     await phone.close();
   });
