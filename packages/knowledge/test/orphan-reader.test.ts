@@ -1,21 +1,16 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { statFields } from "./reader-processes.js";
 
 /** A process's state letter (R, S, Z...), or null once it is gone. */
-function stateOf(pid: string): string | null {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[0]!;
-  } catch {
-    return null;
-  }
-}
+const stateOf = (pid: string) => statFields(pid)?.[0] ?? null;
 
-/** Seconds of CPU a process has used, user and system. */
+/** Seconds of CPU a process has used, user and system (fields 14 and 15 of its stat). */
 function cpuSecondsOf(pid: string): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  const fields = statFields(pid)!;
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 

@@ -1,27 +1,12 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createDocumentReader } from "../src/index.js";
+import { readerProcesses, statFields } from "./reader-processes.js";
 
-/** The nice value of a thread, or null when it has ended. */
+/** The nice value of a thread (field 19 of its stat), or null when it has ended. */
 function niceOf(pid: string, thread: string): number | null {
-  try {
-    // Field 19 of /proc/<pid>/task/<tid>/stat; the command name (field 2) may hold spaces, so count from its ")".
-    return Number(readFileSync(`/proc/${pid}/task/${thread}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
-  } catch {
-    return null;
-  }
-}
-
-/** This process's child processes that run the document reader's entry. */
-function readerProcesses(): string[] {
-  const children = readdirSync("/proc/self/task").flatMap((thread) => readFileSync(`/proc/self/task/${thread}/children`, "utf8").trim().split(" ").filter(Boolean));
-  return children.filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("read-document-worker");
-    } catch {
-      return false;
-    }
-  });
+  const fields = statFields(`${pid}/task/${thread}`);
+  return fields === null ? null : Number(fields[16]);
 }
 
 describe("the document reader's priority (issue 24)", () => {
