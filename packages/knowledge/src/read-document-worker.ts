@@ -22,18 +22,6 @@ const answer = (message: WorkerAnswer) => process.send!(message, undefined, {}, 
 
 // The server went away (ended, or killed): nothing is left to read for.
 process.on("disconnect", () => process.exit(0));
-// ... but a reader busy parsing hears of it only once the parse is done, minutes later for a
-// hostile document, and the server that kept its deadline may have been killed (kill -9, a
-// crash). A thread of its own, free while the main one parses, ends the process once its
-// parent is gone (docs/design.md, "Untrusted documents"); a worker reads `process.ppid` afresh.
-// Should that thread fail, the reader goes on without it.
-new Worker(
-  `const { workerData: parent } = require("node:worker_threads");
-  setInterval(() => process.ppid !== parent && process.kill(process.pid, "SIGKILL"), ${PARENT_CHECK_MS});`,
-  { eval: true, workerData: process.ppid, resourceLimits: { maxOldGenerationSizeMb: 4, maxYoungGenerationSizeMb: 1 } },
-)
-  .on("error", () => undefined)
-  .unref();
 // One document at a time, so an error nothing caught is the current document's; the process
 // ends after saying so, as it may be left in any state.
 process.on("uncaughtException", (error) => process.send!({ error: readerErrorDetail(error) } satisfies WorkerAnswer, undefined, {}, () => process.exit(1)));
@@ -45,4 +33,17 @@ process.on("message", (request: WorkerRequest) => {
 });
 // Loaded: the reader starts a document's deadline from here, so start-up is not counted against it.
 answer({ ready: true });
+// The server went away while a document is being parsed: the process hears of the channel's
+// close only once the parse is done, minutes later for a hostile document, and the server that
+// kept its deadline may have been killed (kill -9, a crash). A thread of its own, free while
+// the main one parses, ends the process once its parent is gone (docs/design.md, "Untrusted
+// documents"); a worker reads `process.ppid` afresh. It starts after `ready`, so the reader's
+// start does not wait for it; should it fail, the reader goes on without it.
+new Worker(
+  `const { workerData: parent } = require("node:worker_threads");
+  setInterval(() => process.ppid !== parent && process.kill(process.pid, "SIGKILL"), ${PARENT_CHECK_MS});`,
+  { eval: true, workerData: process.ppid, resourceLimits: { maxOldGenerationSizeMb: 4, maxYoungGenerationSizeMb: 1 } },
+)
+  .on("error", () => undefined)
+  .unref();
 
