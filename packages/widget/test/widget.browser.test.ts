@@ -30,11 +30,11 @@ async function axeViolations(frame: Frame): Promise<string[]> {
   return violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical").map((violation) => `${violation.id}: ${JSON.stringify(violation.nodes.map((node) => node.target))}`);
 }
 
-/** Presses Tab until the element has the focus (at most 40 times), as a keyboard user would. */
-async function tabTo(page: Page, isTarget: () => Promise<boolean>): Promise<void> {
+/** Presses Tab (or Shift+Tab) until the element has the focus (at most 40 times), as a keyboard user would. */
+async function tabTo(page: Page, isTarget: () => Promise<boolean>, key: "Tab" | "Shift+Tab" = "Tab"): Promise<void> {
   for (let press = 0; press < 40; press += 1) {
     if (await isTarget()) return;
-    await page.keyboard.press("Tab");
+    await page.keyboard.press(key);
   }
   const frame = await chatFrame(page);
   throw new Error(`Tab never reached the element; the focus is on ${await page.evaluate("document.activeElement?.shadowRoot?.activeElement?.outerHTML.slice(0, 80)")} / ${await frame.evaluate("document.activeElement?.outerHTML.slice(0, 80)")}`);
@@ -137,6 +137,35 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     expect(await frame.locator(".log img, .log script, .log a[href^='javascript' i]").count()).toBe(0);
     expect(await log.getByText("click me").count()).toBe(1);
     expect(await textbox.inputValue()).toBe("");
+  });
+
+  it("shows a reply's Markdown: one numbered list across blank lines, a nested list, and a wide table the keyboard scrolls", async () => {
+    const table = "| Model | Capacity | Power | Weight | Colours | Warranty | Descale every |\n|---|---:|---:|---:|---|---|---|\n| K1 Classic | 1.7 L | 2200 W | 1.1 kg | white, black, copper | 2 years | 4 weeks |";
+    fixture.openai.chat.enqueue(replyWith(`Steps:\n\n1. Empty it.\n\n2. Fill it.\n   - with vinegar\n   - or citric acid\n\n3. Boil.\n\n${table}\n\nAll done.`));
+    const textbox = chat(page).getByRole("textbox", { name: "Message" });
+    await textbox.fill("How do I descale it?");
+    await textbox.press("Enter");
+    const log = chat(page).getByRole("log");
+    await log.getByText("All done.").waitFor();
+    const frame = await chatFrame(page);
+    // Evaluated as a string, as axe is: this file is typed without the DOM's globals.
+    const shape = await frame.evaluate(`(() => {
+      const body = [...document.querySelectorAll(".msg.bot .body")].at(-1);
+      const region = body.querySelector(".table");
+      return {
+        lists: [...body.querySelectorAll(":scope > ol")].map((list) => [...list.children].map((item) => item.firstChild?.textContent)),
+        nested: [...body.querySelectorAll("ol > li > ul > li")].map((item) => item.textContent),
+        headers: [...region.querySelectorAll("th")].map((cell) => cell.textContent),
+        wider: region.scrollWidth > region.clientWidth,
+      };
+    })()`);
+    expect(shape).toEqual({ lists: [["Empty it.", "Fill it.", "Boil."]], nested: ["with vinegar", "or citric acid"], headers: ["Model", "Capacity", "Power", "Weight", "Colours", "Warranty", "Descale every"], wider: true });
+    // The table is wider than the bubble: its region takes the focus and scrolls with the arrow keys.
+    const region = log.getByRole("region", { name: "Table" }).last();
+    await textbox.focus();
+    await tabTo(page, () => region.evaluate((element) => element === element.ownerDocument.activeElement), "Shift+Tab");
+    for (let press = 0; press < 3; press += 1) await page.keyboard.press("ArrowRight");
+    await expect.poll(() => region.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0);
   });
 
   it("has no serious or critical accessibility violation (axe-core)", async () => {

@@ -1,6 +1,6 @@
 import { parseHTML } from "linkedom";
 import { describe, expect, it } from "vitest";
-import { parseMarkdown, renderMarkdown, safeHref, type MdNode } from "./markdown.js";
+import { parseMarkdown, renderMarkdown, safeHref, type MdElement, type MdNode } from "./markdown.js";
 
 /** Every element tag of a tree, depth first. */
 function tags(nodes: readonly MdNode[]): string[] {
@@ -46,6 +46,55 @@ describe("parseMarkdown", () => {
     expect(safeHref("https://example.com/a b")).toBe("https://example.com/a%20b");
     expect(safeHref("java\nscript:alert(1)")).toBeUndefined();
   });
+
+  it("keeps a numbered list one list across blank lines, with its numbers", () => {
+    const tree = parseMarkdown("To descale:\n\n1. **Empty** the kettle.\n\n2. Fill it with vinegar.\n   Wait an hour.\n\n3. Boil.\n\nThen rinse.");
+    expect(tags(tree)).toEqual(["p", "ol", "li", "strong", "li", "br", "li", "p"]);
+    expect(text(tree[1]!.children)).toBe("Empty the kettle.Fill it with vinegar.Wait an hour.Boil.");
+    // A list that starts past 1 says so; a year at a line's start inside a paragraph is no list.
+    expect(parseMarkdown("4. Four\n5. Five")[0]).toMatchObject({ tag: "ol", start: 4 });
+    expect(tags(parseMarkdown("It was made in\n2024. Then it sold."))).toEqual(["p", "br"]);
+    expect(tags(parseMarkdown("- a\n\n1. one"))).toEqual(["ul", "li", "ol", "li"]);
+  });
+
+  it("nests lists by indentation, under numbers and bullets alike", () => {
+    const tree = parseMarkdown("1. Step one\n   - detail a\n   - detail b\n2. Step two\n  * under two\n    + deeper");
+    expect(tags(tree)).toEqual(["ol", "li", "ul", "li", "li", "li", "ul", "li", "ul", "li"]);
+    expect(text(tree)).toBe("Step onedetail adetail bStep twounder twodeeper");
+  });
+
+  it("renders tables with their header, alignment, inline text and escaped pipes", () => {
+    const tree = parseMarkdown("Models:\n| Model | Capacity | Note |\n|:---|---:|:-:|\n| **K1** | 1.7 L | a \\| b |\n| K2 | 1.2 L |\n\nAfter.");
+    expect(tags(tree)).toEqual(["p", "table", "thead", "tr", "th", "th", "th", "tbody", "tr", "td", "strong", "td", "td", "tr", "td", "td", "td", "p"]);
+    const [head, body] = tree[1]!.children as MdElement[];
+    expect((head!.children[0] as MdElement).children.map((cell) => (cell as MdElement).align)).toEqual(["left", "right", "center"]);
+    expect(text(body!.children)).toBe("K11.7 La | bK21.2 L");
+    // Pipes in a sentence without a delimiter row are text.
+    expect(tags(parseMarkdown("a | b\nc | d"))).toEqual(["p", "br"]);
+  });
+
+  it("renders quotes, rules, bold italic, strikethrough and backslash escapes", () => {
+    expect(tags(parseMarkdown("> **Note:** hot.\nStill the note.\n\n---\n\n***Very*** ~~old~~ new \\*not italic\\*"))).toEqual(["blockquote", "p", "strong", "br", "hr", "p", "strong", "em", "del"]);
+    expect(text(parseMarkdown("\\*not italic\\* and \\[not a link](https://example.com)"))).toBe("*not italic* and [not a link](https://example.com)");
+    expect(tags(parseMarkdown("use ``a `b` c`` here"))).toEqual(["p", "code"]);
+  });
+
+  it("renders a reply cut mid-stream: an open fence runs to the end, half a table is text", () => {
+    expect(tags(parseMarkdown("Run:\n\n```sh\nparley serve"))).toEqual(["p", "pre", "code"]);
+    expect(tags(parseMarkdown("| Model | Capacity |\n|---"))).toEqual(["p", "br"]);
+  });
+
+  it("caps nesting: a hostile reply of deep quotes or lists neither throws nor nests past 8", () => {
+    const depth = (nodes: readonly MdNode[]): number => Math.max(0, ...nodes.map((node) => (typeof node === "string" ? 0 : 1 + depth(node.children))));
+    for (const hostile of [">".repeat(50_000) + " x", Array.from({ length: 300 }, (_, i) => `${" ".repeat(i * 2)}- item`).join("\n"), "- ".repeat(20_000) + "x"]) {
+      const tree = parseMarkdown(hostile);
+      expect(depth(tree)).toBeLessThanOrEqual(2 * 8 + 2);
+      expect(text(tree).length).toBeGreaterThan(0);
+    }
+    // A span closes within 1,000 characters, so unclosed `**` cost each delta linear time.
+    expect(tags(parseMarkdown(`**${"a".repeat(998)}**`))).toEqual(["p", "strong"]);
+    expect(tags(parseMarkdown(`**${"a".repeat(1_500)}**`))).toEqual(["p"]);
+  });
 });
 
 describe("renderMarkdown", () => {
@@ -61,5 +110,15 @@ describe("renderMarkdown", () => {
     expect(host.textContent).toContain('<img src=x onerror="alert(1)">');
     const links = [...host.querySelectorAll("a")];
     expect(links.map((link) => [link.getAttribute("href"), link.getAttribute("target"), link.getAttribute("rel")])).toEqual([["https://example.com/", "_blank", "noopener noreferrer"]]);
+  });
+
+  it("gives a table a region a keyboard can scroll, cells their alignment, a list its start", () => {
+    const host = document.createElement("div");
+    host.append(renderMarkdown("| a | b |\n|---|--:|\n| 1 | 2 |\n\n3. three", document as unknown as Document));
+    const region = host.querySelector("div.table")!;
+    expect([region.getAttribute("role"), region.getAttribute("aria-label"), region.getAttribute("tabindex")]).toEqual(["region", "Table", "0"]);
+    expect(region.querySelector("table > thead > tr > th")?.textContent).toBe("a");
+    expect([...region.querySelectorAll("th, td")].map((cell) => cell.className)).toEqual(["", "align-right", "", "align-right"]);
+    expect(host.querySelector("ol")?.getAttribute("start")).toBe("3");
   });
 });
