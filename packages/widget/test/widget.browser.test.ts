@@ -168,6 +168,20 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     await expect.poll(() => region.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0);
   });
 
+  it("writes a right-to-left message and reply from right to left, paragraph by paragraph", async () => {
+    fixture.openai.chat.enqueue(replyWith("مرحبا! **كيف** يمكنني مساعدتك؟\n\nSee the manual, page 4."));
+    const textbox = chat(page).getByRole("textbox", { name: "Message" });
+    await textbox.fill("هل الغلاية تعمل؟");
+    expect(await textbox.evaluate((element) => element.ownerDocument.defaultView!.getComputedStyle(element).direction)).toBe("rtl");
+    await textbox.press("Enter");
+    await chat(page).getByRole("log").getByText("See the manual, page 4.").waitFor();
+    const directions = await (await chatFrame(page)).evaluate(`(() => {
+      const last = (kind) => [...document.querySelectorAll(".msg." + kind + " .body")].at(-1);
+      return { visitor: getComputedStyle(last("visitor")).direction, reply: [...last("bot").querySelectorAll("p")].map((paragraph) => getComputedStyle(paragraph).direction) };
+    })()`);
+    expect(directions).toEqual({ visitor: "rtl", reply: ["rtl", "ltr"] });
+  });
+
   it("has no serious or critical accessibility violation (axe-core)", async () => {
     expect(await axeViolations(await chatFrame(page))).toEqual([]);
   });

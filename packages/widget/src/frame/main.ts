@@ -103,6 +103,8 @@ function item(kind: "visitor" | "bot" | "agent" | "system", agentName?: string |
   if (kind !== "system") root.append(meta);
   const body = document.createElement("div");
   body.className = "body";
+  // Each message takes its direction from its own text: an Arabic or Hebrew one reads right to left.
+  body.dir = "auto";
   root.append(body);
   log.append(root);
   starters.hidden = true;

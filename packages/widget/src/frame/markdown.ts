@@ -279,6 +279,8 @@ export function parseInline(text: string): MdNode[] {
   return out;
 }
 
+const TEXT_BLOCKS = new Set<MdElement["tag"]>(["p", "li", "h3", "h4", "th", "td"]);
+
 /** The DOM nodes of a tree: elements and text nodes only, never parsed HTML. */
 export function renderNodes(nodes: readonly MdNode[], document: Document): Node[] {
   return nodes.map((node) => {
@@ -290,6 +292,8 @@ export function renderNodes(nodes: readonly MdNode[], document: Document): Node[
       element.setAttribute("rel", "noopener noreferrer");
     }
     if (node.tag === "ol" && node.start !== undefined) element.setAttribute("start", String(node.start));
+    // A block takes its direction from its own text, so a reply may mix Arabic and English paragraphs.
+    if (TEXT_BLOCKS.has(node.tag)) element.setAttribute("dir", "auto");
     if (node.align) element.className = `align-${node.align}`;
     element.append(...renderNodes(node.children, document));
     if (node.tag !== "table") return element;
