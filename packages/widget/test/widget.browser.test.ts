@@ -169,7 +169,7 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
   });
 
   it("writes a right-to-left message and reply from right to left, paragraph by paragraph", async () => {
-    fixture.openai.chat.enqueue(replyWith("مرحبا! **كيف** يمكنني مساعدتك؟\n\nSee the manual, page 4."));
+    fixture.openai.chat.enqueue(replyWith("مرحبا! **كيف** يمكنني مساعدتك؟\n\n1. أفرغها.\n2. اغليها.\n\nSee the manual, page 4."));
     const textbox = chat(page).getByRole("textbox", { name: "Message" });
     await textbox.fill("هل الغلاية تعمل؟");
     expect(await textbox.evaluate((element) => element.ownerDocument.defaultView!.getComputedStyle(element).direction)).toBe("rtl");
@@ -177,9 +177,9 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     await chat(page).getByRole("log").getByText("See the manual, page 4.").waitFor();
     const directions = await (await chatFrame(page)).evaluate(`(() => {
       const last = (kind) => [...document.querySelectorAll(".msg." + kind + " .body")].at(-1);
-      return { visitor: getComputedStyle(last("visitor")).direction, reply: [...last("bot").querySelectorAll("p")].map((paragraph) => getComputedStyle(paragraph).direction) };
+      return { visitor: getComputedStyle(last("visitor")).direction, reply: [...last("bot").children].map((block) => block.tagName.toLowerCase() + ":" + getComputedStyle(block).direction) };
     })()`);
-    expect(directions).toEqual({ visitor: "rtl", reply: ["rtl", "ltr"] });
+    expect(directions).toEqual({ visitor: "rtl", reply: ["p:rtl", "ol:rtl", "p:ltr"] });
   });
 
   it("has no serious or critical accessibility violation (axe-core)", async () => {

@@ -120,7 +120,8 @@ describe("renderMarkdown", () => {
     expect(region.querySelector("table > thead > tr > th")?.textContent).toBe("a");
     expect([...region.querySelectorAll("th, td")].map((cell) => cell.className)).toEqual(["", "align-right", "", "align-right"]);
     expect(host.querySelector("ol")?.getAttribute("start")).toBe("3");
-    // Text blocks take their direction from their own text (Arabic right to left); others do not.
-    expect([...host.querySelectorAll("[dir]")].map((element) => `${element.tagName.toLowerCase()}:${element.getAttribute("dir")}`)).toEqual(["th:auto", "th:auto", "td:auto", "td:auto", "li:auto"]);
+    // Top-level blocks take their direction from their own text (Arabic right to left), but code.
+    host.append(renderMarkdown("```\ncode\n```\n\n---", document as unknown as Document));
+    expect([...host.querySelectorAll("[dir]")].map((element) => `${element.tagName.toLowerCase()}:${element.getAttribute("dir")}`)).toEqual(["div:auto", "ol:auto"]);
   });
 });

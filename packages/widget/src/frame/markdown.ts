@@ -279,8 +279,6 @@ export function parseInline(text: string): MdNode[] {
   return out;
 }
 
-const TEXT_BLOCKS = new Set<MdElement["tag"]>(["p", "li", "h3", "h4", "th", "td"]);
-
 /** The DOM nodes of a tree: elements and text nodes only, never parsed HTML. */
 export function renderNodes(nodes: readonly MdNode[], document: Document): Node[] {
   return nodes.map((node) => {
@@ -292,8 +290,6 @@ export function renderNodes(nodes: readonly MdNode[], document: Document): Node[
       element.setAttribute("rel", "noopener noreferrer");
     }
     if (node.tag === "ol" && node.start !== undefined) element.setAttribute("start", String(node.start));
-    // A block takes its direction from its own text, so a reply may mix Arabic and English paragraphs.
-    if (TEXT_BLOCKS.has(node.tag)) element.setAttribute("dir", "auto");
     if (node.align) element.className = `align-${node.align}`;
     element.append(...renderNodes(node.children, document));
     if (node.tag !== "table") return element;
@@ -308,9 +304,16 @@ export function renderNodes(nodes: readonly MdNode[], document: Document): Node[
   });
 }
 
-/** Renders Markdown into a fragment of safe DOM nodes. */
+/**
+ * Renders Markdown into a fragment of safe DOM nodes. Each top-level block but code takes its
+ * direction from its own text (`dir="auto"`), so a reply may mix Arabic and English paragraphs;
+ * what a block holds (list items, cells, a quote's paragraphs) follows its block.
+ */
 export function renderMarkdown(source: string, document: Document): DocumentFragment {
   const fragment = document.createDocumentFragment();
-  fragment.append(...renderNodes(parseMarkdown(source), document));
+  const tree = parseMarkdown(source);
+  const blocks = renderNodes(tree, document) as Element[];
+  tree.forEach((block, index) => block.tag !== "pre" && block.tag !== "hr" && blocks[index]!.setAttribute("dir", "auto"));
+  fragment.append(...blocks);
   return fragment;
 }
