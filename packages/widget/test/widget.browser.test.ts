@@ -182,6 +182,22 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     expect(directions).toEqual({ visitor: "rtl", reply: ["p:rtl", "ol:rtl", "p:ltr"] });
   });
 
+  it("stops a pasted text at a message's 32,000 characters and says so, and sends what the box holds", async () => {
+    const textbox = chat(page).getByRole("textbox", { name: "Message" });
+    await textbox.focus();
+    await page.keyboard.insertText(`${"é".repeat(31_990)} 0123456789 and more`);
+    expect(await textbox.inputValue()).toHaveLength(32_000);
+    const notice = chat(page).getByRole("status");
+    await expect.poll(() => notice.textContent()).toBe("A message can be at most 32,000 characters long; the rest was not added.");
+    fixture.openai.chat.enqueue(replyWith("That is a long message."));
+    await textbox.press("Enter");
+    await chat(page).getByRole("log").getByText("That is a long message.").waitFor();
+    expect(await notice.isHidden()).toBe(true);
+    await page.keyboard.insertText("short");
+    expect(await notice.isHidden()).toBe(true);
+    await textbox.fill("");
+  });
+
   it("has no serious or critical accessibility violation (axe-core)", async () => {
     expect(await axeViolations(await chatFrame(page))).toEqual([]);
   });

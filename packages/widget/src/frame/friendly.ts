@@ -11,6 +11,7 @@ export const TEXTS = {
   interrupted: "The connection was lost before the reply arrived. It will appear here when the connection is back; if it does not, please ask again.",
   failed: "Sorry, something went wrong. Please try again.",
   signIn: "Please sign in to chat with us.",
+  tooLong: "A message can be at most 32,000 characters long; the rest was not added.",
 } as const;
 
 /** The sentence for a refused request: its status and the server's `detail`. */

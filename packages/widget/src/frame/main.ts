@@ -475,6 +475,12 @@ form.addEventListener("submit", (event) => {
   event.preventDefault();
   void send(textbox.value);
 });
+// The box holds at most the 32,000 characters a message may have (counted in UTF-16 units, never
+// more than the server's count of characters); a visitor who pastes more is told why it stopped.
+textbox.addEventListener("input", () => {
+  if (textbox.value.length >= textbox.maxLength) say(TEXTS.tooLong);
+  else if (notice.textContent === TEXTS.tooLong) say("");
+});
 textbox.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
