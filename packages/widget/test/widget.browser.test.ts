@@ -122,12 +122,16 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     fixture.openai.chat.enqueue(replyWith('Look: <img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script> [click me](javascript:window.__pwned=3)'));
     const textbox = chat(page).getByRole("textbox", { name: "Message" });
     await tabTo(page, () => textbox.evaluate((element) => element === element.ownerDocument.activeElement));
+    const height = () => textbox.evaluate((element) => element.getBoundingClientRect().height);
+    const oneLine = await height();
     await page.keyboard.type("Show me something");
     await page.keyboard.down("Shift");
     await page.keyboard.press("Enter");
     await page.keyboard.up("Shift");
     await page.keyboard.type("nasty");
     expect(await textbox.inputValue()).toBe("Show me something\nnasty");
+    // The box grows with the lines written, and is one line again once they are sent.
+    expect(await height()).toBeGreaterThan(oneLine * 1.4);
     await page.keyboard.press("Enter");
     const log = chat(page).getByRole("log");
     await log.getByText('<img src=x onerror="window.__pwned=1">', { exact: false }).waitFor();
@@ -137,6 +141,7 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     expect(await frame.locator(".log img, .log script, .log a[href^='javascript' i]").count()).toBe(0);
     expect(await log.getByText("click me").count()).toBe(1);
     expect(await textbox.inputValue()).toBe("");
+    expect(await height()).toBeCloseTo(oneLine, 0);
   });
 
   it("shows a reply's Markdown: one numbered list across blank lines, a nested list, and a wide table the keyboard scrolls", async () => {
@@ -187,6 +192,8 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     await textbox.focus();
     await page.keyboard.insertText(`${"é".repeat(31_990)} 0123456789 and more`);
     expect(await textbox.inputValue()).toHaveLength(32_000);
+    // Grown to its cap of about five lines, the box scrolls.
+    expect(await textbox.evaluate((element) => [element.getBoundingClientRect().height, element.scrollHeight > element.clientHeight])).toEqual([120, true]);
     const notice = chat(page).getByRole("status");
     await expect.poll(() => notice.textContent()).toBe("A message can be at most 32,000 characters long; the rest was not added.");
     fixture.openai.chat.enqueue(replyWith("That is a long message."));

@@ -119,6 +119,16 @@ function scrollDown(force = false): void {
   ownScrollTop = log.scrollTop;
 }
 
+/**
+ * Fits the message box to its text, up to its CSS max-height (about five lines; past it, it
+ * scrolls), so a visitor sees the lines they write. The log above keeps its end in view.
+ */
+function fitTextbox(): void {
+  textbox.style.height = "auto";
+  textbox.style.height = `${textbox.scrollHeight + textbox.offsetHeight - textbox.clientHeight}px`;
+  scrollDown();
+}
+
 log.addEventListener("scroll", () => {
   if (log.scrollTop !== ownScrollTop) following = log.scrollHeight - log.scrollTop - log.clientHeight < 32;
 });
@@ -303,12 +313,14 @@ async function send(text: string): Promise<void> {
   say("");
   const visitor = showVisitor(message);
   textbox.value = "";
+  fitTextbox();
   try {
     await sendOnce(message, visitor, true);
   } catch (error) {
     // Not accepted: the message was not stored, so it goes back into the box to be sent again.
     visitor.remove();
     if (!textbox.value) textbox.value = message;
+    fitTextbox();
     say(error instanceof Refused ? friendlyRefusal(error.status, error.detail) : TEXTS.offline);
   } finally {
     sending = false;
@@ -478,6 +490,7 @@ form.addEventListener("submit", (event) => {
 // The box holds at most the 32,000 characters a message may have (counted in UTF-16 units, never
 // more than the server's count of characters); a visitor who pastes more is told why it stopped.
 textbox.addEventListener("input", () => {
+  fitTextbox();
   if (textbox.value.length >= textbox.maxLength) say(TEXTS.tooLong);
   else if (notice.textContent === TEXTS.tooLong) say("");
 });
