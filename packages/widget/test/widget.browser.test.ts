@@ -146,7 +146,8 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
 
   it("shows a reply's Markdown: one numbered list across blank lines, a nested list, and a wide table the keyboard scrolls", async () => {
     const table = "| Model | Capacity | Power | Weight | Colours | Warranty | Descale every |\n|---|---:|---:|---:|---|---|---|\n| K1 Classic | 1.7 L | 2200 W | 1.1 kg | white, black, copper | 2 years | 4 weeks |";
-    fixture.openai.chat.enqueue(replyWith(`Steps:\n\n1. Empty it.\n\n2. Fill it.\n   - with vinegar\n   - or citric acid\n\n3. Boil.\n\n${table}\n\nAll done.`));
+    const command = "curl -s https://kettlebird.example/api/v1/devices/K1-0042/descale --data '{\"mode\":\"vinegar\"}'";
+    fixture.openai.chat.enqueue(replyWith(`Steps:\n\n1. Empty it.\n\n2. Fill it.\n   - with vinegar\n   - or citric acid\n\n3. Boil.\n\n${table}\n\n\`\`\`sh\n${command}\n\`\`\`\n\nAll done.`));
     const textbox = chat(page).getByRole("textbox", { name: "Message" });
     await textbox.fill("How do I descale it?");
     await textbox.press("Enter");
@@ -162,9 +163,11 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
         nested: [...body.querySelectorAll("ol > li > ul > li")].map((item) => item.textContent),
         headers: [...region.querySelectorAll("th")].map((cell) => cell.textContent),
         wider: region.scrollWidth > region.clientWidth,
+        // A long line of code wraps in the bubble rather than scrolling out of it.
+        codeScrolls: body.querySelector("pre").scrollWidth > body.querySelector("pre").clientWidth,
       };
     })()`);
-    expect(shape).toEqual({ lists: [["Empty it.", "Fill it.", "Boil."]], nested: ["with vinegar", "or citric acid"], headers: ["Model", "Capacity", "Power", "Weight", "Colours", "Warranty", "Descale every"], wider: true });
+    expect(shape).toEqual({ lists: [["Empty it.", "Fill it.", "Boil."]], nested: ["with vinegar", "or citric acid"], headers: ["Model", "Capacity", "Power", "Weight", "Colours", "Warranty", "Descale every"], wider: true, codeScrolls: false });
     // The table is wider than the bubble: its region takes the focus and scrolls with the arrow keys.
     const region = log.getByRole("region", { name: "Table" }).last();
     await textbox.focus();
