@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config";
 // Vitest 4 reads no workspace file: this root config declares every package as a project.
 // The `source` condition makes workspace packages resolve to their TypeScript sources, so
 // tests never need a build.
-const packages = ["core", "sqlite", "postgres", "redis", "providers", "knowledge", "sse-parser", "console", "widget", "server"];
+const packages = ["core", "sqlite", "postgres", "redis", "providers", "knowledge", "sse-parser", "markdown", "console", "widget", "server"];
 
 // The server's tests start the CLI and the server as child processes (about a second each on
 // this 2-core machine, more under load), so they get a longer budget than unit tests.

@@ -1,3 +1,4 @@
+import { replyWith } from "@parley/providers/testing";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
@@ -133,6 +134,23 @@ describe.skipIf(skipWithoutChromium("the console in Chromium"))("the console in 
     await sources.first().waitFor();
     // A file by its title and file name, in the API's order.
     expect(await sources.allTextContents()).toEqual(cited.map((source) => (source.title === source.source ? source.source : `${source.title} (${source.source})`)));
+  });
+
+  it("shows a model reply's Markdown as the widget does, and runs nothing of a hostile one", async () => {
+    fixture.openai.chat.enqueue(replyWith('Steps:\n\n1. Empty it.\n\n2. Boil.\n\n| Model | Capacity |\n|---|--:|\n| K1 | 1.7 L |\n\nNot <img src=x onerror="globalThis.__owned=3"> [this](javascript:globalThis.__owned=4)'));
+    expect((await chat("How do I descale it?", "visitor-markdown")).status).toBe(200);
+    await nav(page, "Inbox").click();
+    await page.getByRole("link", { name: /Conversation visitor-markdown/ }).click();
+    const reply = page.locator(".message.model .content").last();
+    await reply.locator("table").waitFor();
+    // One numbered list although its items are apart, and the table in a region the keyboard reaches.
+    expect(await reply.locator("ol > li").allTextContents()).toEqual(["Empty it.", "Boil."]);
+    expect(await reply.getByRole("region", { name: "Table" }).getByRole("columnheader").allTextContents()).toEqual(["Model", "Capacity"]);
+    expect(await reply.textContent()).toContain('Not <img src=x onerror="globalThis.__owned=3"> this');
+    expect(await page.locator(".messages img, .messages script, .messages a[href^='javascript' i]").count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as Record<string, unknown>).__owned)).toBeUndefined();
+    // The visitor's own message stays the text they typed.
+    expect(await page.locator(".message.user .content").last().evaluate((element) => element.tagName)).toBe("P");
   });
 
   it("pauses a chatbot (chat answers 403) and resumes it", async () => {

@@ -1,10 +1,10 @@
 // The chat frame (docs/design.md §14), served at /widget/{chatbot_id} and shown by the loader in
 // an <iframe title="Chat">. Plain DOM, no UI library (the first load stays far under 35 KiB gzip).
 // Visitor and document text only ever becomes text nodes; the bot's Markdown goes through the
-// renderer of markdown.ts, which builds elements and never parses HTML.
+// renderer of @parley/markdown, which builds elements and never parses HTML.
 import { createApi, readEvents, Refused, type Appearance, type Source, type WidgetMessage } from "./api.js";
 import { friendlyRefusal, TEXTS } from "./friendly.js";
-import { renderMarkdown } from "./markdown.js";
+import { renderMarkdown } from "@parley/markdown";
 import { createSseParser } from "@parley/sse-parser";
 import "./styles.css";
 

@@ -1,6 +1,6 @@
 import { parseHTML } from "linkedom";
 import { describe, expect, it } from "vitest";
-import { parseMarkdown, renderMarkdown, safeHref, type MdElement, type MdNode } from "./markdown.js";
+import { parseMarkdown, renderMarkdown, safeHref, type MdElement, type MdNode } from "./index.js";
 
 /** Every element tag of a tree, depth first. */
 function tags(nodes: readonly MdNode[]): string[] {
