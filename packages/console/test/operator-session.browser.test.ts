@@ -151,6 +151,11 @@ describe.skipIf(skipWithoutChromium("the console in Chromium"))("the console in 
     expect(await page.evaluate(() => (globalThis as Record<string, unknown>).__owned)).toBeUndefined();
     // The visitor's own message stays the text they typed.
     expect(await page.locator(".message.user .content").last().evaluate((element) => element.tagName)).toBe("P");
+    // The inbox previews the reply's words without its Markdown, in their own direction.
+    await nav(page, "Inbox").click();
+    const preview = page.getByRole("link", { name: /Conversation visitor-markdown/ }).locator(".preview .text");
+    expect(await preview.textContent()).toMatch(/^Steps: Empty it\. Boil\. Model Capacity K1 1\.7 L Not <img/);
+    expect(await preview.getAttribute("dir")).toBe("auto");
   });
 
   it("pauses a chatbot (chat answers 403) and resumes it", async () => {

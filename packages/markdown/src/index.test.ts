@@ -1,6 +1,6 @@
 import { parseHTML } from "linkedom";
 import { describe, expect, it } from "vitest";
-import { parseMarkdown, renderMarkdown, safeHref, type MdElement, type MdNode } from "./index.js";
+import { parseMarkdown, plainText, renderMarkdown, safeHref, type MdElement, type MdNode } from "./index.js";
 
 /** Every element tag of a tree, depth first. */
 function tags(nodes: readonly MdNode[]): string[] {
@@ -94,6 +94,13 @@ describe("parseMarkdown", () => {
     // A span closes within 1,000 characters, so unclosed `**` cost each delta linear time.
     expect(tags(parseMarkdown(`**${"a".repeat(998)}**`))).toEqual(["p", "strong"]);
     expect(tags(parseMarkdown(`**${"a".repeat(1_500)}**`))).toEqual(["p"]);
+  });
+});
+
+describe("plainText", () => {
+  it("gives a reply's words on one line, without its Markdown", () => {
+    expect(plainText("To descale:\n\n1. **Empty** it.\n2. Boil it\nagain.\n\n| Model | Capacity |\n|---|---|\n| K1 | 1.7 L |\n\nSee [the manual](https://example.com).")).toBe("To descale: Empty it. Boil it again. Model Capacity K1 1.7 L See the manual.");
+    expect(plainText('<img src=x onerror="alert(1)"> \\*a\\*')).toBe('<img src=x onerror="alert(1)"> *a*');
   });
 });
 

@@ -279,6 +279,14 @@ export function parseInline(text: string): MdNode[] {
   return out;
 }
 
+/** A reply's words without its Markdown, on one line: for a one-line preview of it. */
+export function plainText(source: string): string {
+  const inline = new Set<MdElement["tag"]>(["strong", "em", "del", "code", "a"]);
+  const words = (nodes: readonly MdNode[]): string =>
+    nodes.map((node) => (typeof node === "string" ? node : inline.has(node.tag) ? words(node.children) : ` ${words(node.children)} `)).join("");
+  return words(parseMarkdown(source)).replace(/\s+/g, " ").trim();
+}
+
 /** The DOM nodes of a tree: elements and text nodes only, never parsed HTML. */
 export function renderNodes(nodes: readonly MdNode[], document: Document): Node[] {
   return nodes.map((node) => {

@@ -1,3 +1,4 @@
+import { plainText } from "@parley/markdown";
 import { useEffect } from "preact/hooks";
 import { ChatbotSelect } from "../chatbots/chatbot-select.js";
 import { chatbotName } from "../chatbots/chatbots-data.js";
@@ -77,9 +78,18 @@ export function Inbox() {
                       {formatTime(conversation.updated_at)}
                     </time>
                   </span>
-                  <span class="preview">
-                    {conversation.last_message ? `${authorLabel(conversation.last_message.author, conversation.last_message.agent_name)}: ${conversation.last_message.content}` : "No message yet"}
-                  </span>
+                  {conversation.last_message ? (
+                    // The words without a reply's Markdown; they take their own direction, so an
+                    // Arabic message reads from its start on the right and is cut on the left.
+                    <span class="preview">
+                      <span class="who">{authorLabel(conversation.last_message.author, conversation.last_message.agent_name)}:</span>{" "}
+                      <span class="text" dir="auto">
+                        {conversation.last_message.author === "model" ? plainText(conversation.last_message.content) : conversation.last_message.content}
+                      </span>
+                    </span>
+                  ) : (
+                    <span class="preview">No message yet</span>
+                  )}
                 </a>
               </li>
             );
