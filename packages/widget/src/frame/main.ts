@@ -125,6 +125,8 @@ function scrollDown(force = false): void {
  */
 function fitTextbox(): void {
   textbox.style.height = "auto";
+  // Not laid out (the frame hidden by a closed widget): its natural height stands until the next input.
+  if (textbox.scrollHeight === 0) return;
   textbox.style.height = `${textbox.scrollHeight + textbox.offsetHeight - textbox.clientHeight}px`;
   scrollDown();
 }
