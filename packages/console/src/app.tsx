@@ -23,7 +23,7 @@ const NAVIGATION: { path: string; label: string; roles: Role[] }[] = [
   { path: "/usage", label: "Usage", roles: ["admin"] },
 ];
 
-const LIVE_LABELS = { off: "Offline", connecting: "Connecting…", live: "Live", polling: "Live updates by polling" } as const;
+const LIVE_LABELS = { off: "Offline", connecting: "Connecting…", live: "Live", polling: "Live updates by polling", reconnecting: "Reconnecting…" } as const;
 
 /**
  * The screen for a client route. An agent's key may only answer conversations (docs/design.md

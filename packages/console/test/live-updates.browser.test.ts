@@ -48,6 +48,28 @@ describe.skipIf(skipWithoutChromium("the console's live updates in Chromium"))("
     await page.close();
   });
 
+  it("says Reconnecting… while the server cannot be reached, not polling, and is live again soon after", async () => {
+    const problemsBefore = fixture.browser.problems.length;
+    const page = await fixture.browser.newPage();
+    // The stream's connections fail as against a stopped server (refused), until it is back.
+    let refused = 0;
+    let serverBack = false;
+    await page.route("**/v1/admin/events", (route) => (serverBack ? route.continue() : (refused++, route.abort("connectionrefused"))));
+    await signIn(page, fixture.parley.url, fixture.parley.adminKey);
+    await page.getByRole("status").filter({ hasText: "Reconnecting…" }).waitFor();
+    // Past the failures after which a stream the server refuses is replaced by polling, it still
+    // says so, and still tries the stream.
+    await expect.poll(() => refused, { timeout: 30_000 }).toBeGreaterThanOrEqual(5);
+    expect(await page.getByRole("status").textContent()).toBe("Reconnecting…");
+    serverBack = true;
+    await page.getByRole("status").filter({ hasText: /^Live$/ }).waitFor();
+    await page.close();
+    // Chromium logs each refused connection; those this test provoked are not faults of the page.
+    const provoked = "console: Failed to load resource: net::ERR_CONNECTION_REFUSED";
+    const problems = fixture.browser.problems.splice(problemsBefore);
+    expect(problems.filter((problem) => problem !== provoked)).toEqual([]);
+  });
+
   it("shows each new visitor message in the inbox: the time from the chat request, measured", async () => {
     const page = await fixture.browser.newPage();
     await signIn(page, fixture.parley.url, fixture.parley.adminKey);

@@ -4,8 +4,11 @@ import { authorization } from "./client.js";
 import { createSseParser } from "@parley/sse-parser";
 import type { EventBody, ParleyEvent } from "./types.js";
 
-/** How the console hears about changes: the SSE stream, or polling while the stream fails. */
-export type LiveMode = "off" | "connecting" | "live" | "polling";
+/**
+ * How the console hears about changes: the SSE stream, or polling while the stream fails; or
+ * nothing while the server cannot be reached at all (`reconnecting`: polls would fail too).
+ */
+export type LiveMode = "off" | "connecting" | "live" | "polling" | "reconnecting";
 
 /** The current mode, shown in the header. */
 export const liveMode = signal<LiveMode>("off");
@@ -30,6 +33,8 @@ function emit(event: ParleyEvent | null): void {
 const FAILURES_BEFORE_POLLING = 3;
 const POLL_INTERVAL_MS = 2_000;
 const POLL_ROUNDS = 15;
+// While the server cannot be reached at all, the stream is tried again at most this far apart.
+const RECONNECT_MAX_MS = 5_000;
 
 const delay = (ms: number, abort: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -54,12 +59,15 @@ export function startLiveEvents(key: string): () => void {
 async function run(key: string, abort: AbortSignal): Promise<void> {
   const position: { lastEventId?: string } = {};
   let failures = 0;
+  // Whether the last connection failed for want of the server (fetch's TypeError), not by an answer.
+  let unreachable = false;
   while (!abort.aborted) {
-    liveMode.value = liveMode.value === "polling" ? "polling" : "connecting";
+    if (liveMode.value !== "polling" && liveMode.value !== "reconnecting") liveMode.value = "connecting";
     try {
-      const wasPolling = liveMode.value === "polling";
+      const wasPolling = liveMode.value === "polling" || liveMode.value === "reconnecting";
       await readStream(key, position, abort, () => {
         failures = 0;
+        unreachable = false;
         liveMode.value = "live";
         // A stream without Last-Event-ID starts at "now": whatever happened between the screen's
         // first fetch (or the last poll) and this moment is fetched once, or it would be missed.
@@ -69,8 +77,14 @@ async function run(key: string, abort: AbortSignal): Promise<void> {
       if (abort.aborted) return;
       if (error instanceof SignedOut) return;
       failures += 1;
+      unreachable = error instanceof TypeError;
+      if (unreachable) liveMode.value = "reconnecting";
     }
-    if (failures >= FAILURES_BEFORE_POLLING) {
+    if (unreachable) {
+      // Polls would fail as well: try the stream again soon, so the console is live again
+      // within seconds of the server's return.
+      await delay(Math.min(250 * 2 ** failures, RECONNECT_MAX_MS), abort);
+    } else if (failures >= FAILURES_BEFORE_POLLING) {
       liveMode.value = "polling";
       for (let round = 0; round < POLL_ROUNDS && !abort.aborted; round += 1) {
         emit(null);
