@@ -154,8 +154,14 @@ describe.skipIf(skipWithoutChromium("the console in Chromium"))("the console in 
     // The inbox previews the reply's words without its Markdown, in their own direction.
     await nav(page, "Inbox").click();
     const preview = page.getByRole("link", { name: /Conversation visitor-markdown/ }).locator(".preview .text");
-    expect(await preview.textContent()).toMatch(/^Steps: Empty it\. Boil\. Model Capacity K1 1\.7 L Not <img/);
+    await expect.poll(() => preview.textContent()).toMatch(/^Steps: Empty it\. Boil\. Model Capacity K1 1\.7 L Not <img/);
     expect(await preview.getAttribute("dir")).toBe("auto");
+    // A visitor's Arabic message reads right to left, and an agent may answer in Arabic.
+    expect((await chat("هل يمكنني تنظيف الغلاية بالخل؟", "visitor-arabic")).status).toBe(200);
+    await page.getByRole("link", { name: /Conversation visitor-arabic/ }).click();
+    const arabic = page.locator(".message.user .content").filter({ hasText: "بالخل" });
+    expect(await arabic.evaluate((element) => element.ownerDocument.defaultView!.getComputedStyle(element).direction)).toBe("rtl");
+    expect(await page.getByRole("textbox", { name: /Reply to the visitor/ }).getAttribute("dir")).toBe("auto");
   });
 
   it("pauses a chatbot (chat answers 403) and resumes it", async () => {

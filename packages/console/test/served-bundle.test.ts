@@ -45,7 +45,7 @@ describe("the console bundle the server serves", () => {
     expect(files.flatMap(({ path, text }) => unfitForServing(path, text))).toEqual([]);
   });
 
-  it("keeps the first load within its budget, the Widget section and the chart out of it", () => {
+  it("keeps the first load within its budget, the Widget section, the chart and the Markdown renderer out of it", () => {
     const root = inject("consoleBuild");
     const page = readFileSync(`${root}/index.html`, "utf8");
     // What a first visit fetches: the page and the assets it names (docs/benchmarks.md, Console).
@@ -54,7 +54,7 @@ describe("the console bundle the server serves", () => {
     expect(gzipped).toBeLessThanOrEqual(FIRST_LOAD_BUDGET_GZIP);
     // The chunks loaded with their screens exist, and the page names neither.
     const files = buildFiles(root);
-    for (const chunk of [/^assets\/widget-section-[\w-]+\.js$/, /^assets\/uPlot\.esm-[\w-]+\.js$/]) {
+    for (const chunk of [/^assets\/widget-section-[\w-]+\.js$/, /^assets\/uPlot\.esm-[\w-]+\.js$/, /^assets\/markdown-[\w-]+\.js$/]) {
       const file = files.find((name) => chunk.test(name));
       expect(file, `no chunk ${chunk} in the build`).toBeDefined();
       expect(named).not.toContain(file);

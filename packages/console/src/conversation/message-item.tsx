@@ -83,7 +83,7 @@ export function MessageItem({ message }: { message: Message }) {
       <span class="meta">
         <strong>{authorLabel(message.author, message.agent_name)}</strong> <time dateTime={message.created_at}>{formatTime(message.created_at)}</time>
       </span>
-      {message.author === "model" ? <Markdown class="content markdown" text={text} /> : <p class="content">{text}</p>}
+      {message.author === "model" ? <Markdown class="content markdown" text={text} /> : <p class="content" dir="auto">{text}</p>}
       {long ? (
         <button type="button" class="link" aria-expanded={expanded} onClick={() => setExpanded(!expanded)}>
           {expanded ? "Show less" : `Show all (${characters.length.toLocaleString()} characters)`}

@@ -42,6 +42,7 @@ export function ReplyBox(props: { conversationId: string; onSend: (text: string)
       <label for="reply-text">{takenOver ? "Reply to the visitor" : "Reply to the visitor (this takes the conversation over)"}</label>
       <textarea
         id="reply-text"
+        dir="auto"
         rows={3}
         value={text}
         aria-invalid={over || Boolean(error)}

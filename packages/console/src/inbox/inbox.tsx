@@ -1,9 +1,9 @@
-import { plainText } from "@parley/markdown";
 import { useEffect } from "preact/hooks";
 import { ChatbotSelect } from "../chatbots/chatbot-select.js";
 import { chatbotName } from "../chatbots/chatbots-data.js";
 import { href } from "../router.js";
 import { authorLabel, formatTime } from "../ui/format.js";
+import { usePlainText } from "../ui/markdown.js";
 import { EmptyState, ErrorText } from "../ui/notice.js";
 import type { InboxFilter } from "./inbox-state.js";
 import { AlertSwitches } from "./alert-switches.js";
@@ -21,6 +21,7 @@ const STATUS_OPTIONS: { value: InboxFilter["status"]; label: string }[] = [
 /** The live inbox: conversations by latest activity, filtered by chatbot and status. */
 export function Inbox() {
   useEffect(() => void loadInbox(), []);
+  const plainText = usePlainText();
   const filter = inboxFilter.value;
   const list = conversations.value;
   return (

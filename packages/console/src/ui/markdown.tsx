@@ -1,14 +1,38 @@
-import { renderMarkdown } from "@parley/markdown";
+import type * as MarkdownModule from "@parley/markdown";
+import { signal } from "@preact/signals";
 import { useLayoutEffect, useRef } from "preact/hooks";
+
+// The renderer the widget's frame uses (@parley/markdown), in a chunk of its own: fetched (from
+// the same origin) the first time a screen shows a reply, so the console's first load stays
+// within its budget. Until it arrives a reply shows as its text.
+const renderer = signal<typeof MarkdownModule | null>(null);
+let requested = false;
+
+function useRenderer(): typeof MarkdownModule | null {
+  if (!requested) {
+    requested = true;
+    import("@parley/markdown").then(
+      (module) => (renderer.value = module),
+      () => (requested = false), // a server updated since the page loaded: the next screen asks again
+    );
+  }
+  return renderer.value;
+}
 
 /**
  * A model's reply as the visitor saw it in the widget: its Markdown through the frame's own
- * renderer (@parley/markdown), which builds elements and text nodes and never parses HTML.
+ * renderer, which builds elements and text nodes and never parses HTML.
  */
 export function Markdown({ text, class: className }: { text: string; class?: string }) {
+  const module = useRenderer();
   const host = useRef<HTMLDivElement>(null);
   useLayoutEffect(() => {
-    host.current?.replaceChildren(renderMarkdown(text, document));
-  }, [text]);
-  return <div class={className} ref={host} />;
+    if (module) host.current?.replaceChildren(module.renderMarkdown(text, document));
+  }, [text, module]);
+  return module ? <div class={className} ref={host} /> : <p class={className} dir="auto">{text}</p>;
+}
+
+/** What turns a reply into its words on one line, without its Markdown (its text until the renderer arrives). */
+export function usePlainText(): (markdown: string) => string {
+  return useRenderer()?.plainText ?? ((markdown) => markdown);
 }

@@ -1,6 +1,6 @@
 import { parseHTML } from "linkedom";
 import { describe, expect, it } from "vitest";
-import { parseMarkdown, plainText, renderMarkdown, safeHref, type MdElement, type MdNode } from "./index.js";
+import { parseMarkdown, plainText, renderMarkdown, safeHref, type MdElement, type MdNode } from "./markdown.js";
 
 /** Every element tag of a tree, depth first. */
 function tags(nodes: readonly MdNode[]): string[] {
