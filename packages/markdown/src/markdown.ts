@@ -115,10 +115,10 @@ function parseBlocks(lines: readonly string[], depth: number): MdElement[] {
     if (fence) {
       const opening = fence[1]!;
       const closing = new RegExp(`^ {0,3}${opening[0] === "`" ? "`" : "~"}{${opening.length},}[ \\t]*$`);
-      const strip = indentOf(line);
+      const indent = new RegExp(`^ {0,${indentOf(line)}}`);
       const body: string[] = [];
       index += 1;
-      while (index < lines.length && !closing.test(lines[index]!)) body.push(lines[index++]!.replace(new RegExp(`^ {0,${strip}}`), ""));
+      while (index < lines.length && !closing.test(lines[index]!)) body.push(lines[index++]!.replace(indent, ""));
       index += 1;
       blocks.push(el("pre", [el("code", [body.join("\n")])]));
       continue;
@@ -279,11 +279,12 @@ export function parseInline(text: string): MdNode[] {
   return out;
 }
 
+const INLINE = new Set<MdElement["tag"]>(["strong", "em", "del", "code", "a"]);
+
 /** A reply's words without its Markdown, on one line: for a one-line preview of it. */
 export function plainText(source: string): string {
-  const inline = new Set<MdElement["tag"]>(["strong", "em", "del", "code", "a"]);
   const words = (nodes: readonly MdNode[]): string =>
-    nodes.map((node) => (typeof node === "string" ? node : inline.has(node.tag) ? words(node.children) : ` ${words(node.children)} `)).join("");
+    nodes.map((node) => (typeof node === "string" ? node : INLINE.has(node.tag) ? words(node.children) : ` ${words(node.children)} `)).join("");
   return words(parseMarkdown(source)).replace(/\s+/g, " ").trim();
 }
 

@@ -1,4 +1,5 @@
 import type * as MarkdownModule from "@parley/markdown";
+import "@parley/markdown/markdown.css";
 import { signal } from "@preact/signals";
 import { useLayoutEffect, useRef } from "preact/hooks";
 

@@ -5,6 +5,7 @@
 import { createApi, readEvents, Refused, type Appearance, type Source, type WidgetMessage } from "./api.js";
 import { friendlyRefusal, TEXTS } from "./friendly.js";
 import { renderMarkdown } from "@parley/markdown";
+import "@parley/markdown/markdown.css";
 import { createSseParser } from "@parley/sse-parser";
 import "./styles.css";
 
@@ -102,7 +103,7 @@ function item(kind: "visitor" | "bot" | "agent" | "system", agentName?: string |
   }
   if (kind !== "system") root.append(meta);
   const body = document.createElement("div");
-  body.className = "body";
+  body.className = kind === "bot" ? "body markdown" : "body";
   // Each message takes its direction from its own text: an Arabic or Hebrew one reads right to left.
   body.dir = "auto";
   root.append(body);
