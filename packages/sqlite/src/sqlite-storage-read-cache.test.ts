@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "./database.js";
-import { createReadCache } from "./sqlite-storage-read-cache.js";
+import { createReadCache, keepingReadCaches } from "./sqlite-storage-read-cache.js";
 import { createSqliteSearchIndex } from "./sqlite-search-index.js";
 import { createSqliteStorage } from "./sqlite-storage.js";
 import { START, accepted, closeAfterEach, seedChatbot, temporaryPaths } from "./sqlite-storage-test-fixtures.js";
@@ -158,6 +158,11 @@ describe("createReadCache", () => {
     return { database, cache, map, loads, get };
   }
 
+  it("learns of other connections' commits from the wal-index header of a file, from PRAGMA data_version in memory", () => {
+    expect(countedMap().cache.watching).toBe("wal-index header");
+    expect(createReadCache(track(openDatabase({ path: ":memory:" }))).watching).toBe("data_version");
+  });
+
   it("loads each key once while the database does not change", () => {
     const { get, loads } = countedMap();
     expect([get("a"), get("a"), get("b"), get("a")]).toEqual(["value of a", "value of a", "value of b", "value of a"]);
@@ -191,6 +196,34 @@ describe("createReadCache", () => {
     other.prepare("INSERT INTO plans (name, monthly_messages) VALUES ('elsewhere', 1)").run();
     get("a");
     expect(loads).toEqual(["a", "a"]);
+  });
+
+  it("empties itself for another connection's commit made before or during a step of its own that it keeps", () => {
+    const { database, cache, get, loads } = countedMap();
+    const other = track(openDatabase({ path: database.name }));
+    const commitElsewhere = (name: string) => other.prepare("INSERT INTO plans (name, monthly_messages) VALUES (?, 1)").run(name);
+    const commitHere = (name: string) => database.prepare("INSERT INTO plans (name, monthly_messages) VALUES (?, 1)").run(name);
+    get("a");
+    commitElsewhere("before the step");
+    cache.keepingCache(() => commitHere("kept 1"));
+    get("a");
+    expect(loads).toEqual(["a", "a"]);
+    cache.keepingCache(() => {
+      commitHere("kept 2");
+      commitElsewhere("during the step");
+    });
+    get("a");
+    expect(loads).toEqual(["a", "a", "a"]);
+    keepingReadCaches(database, () => {
+      database.exec("CREATE TEMP TABLE IF NOT EXISTS scratch (x); INSERT INTO temp.scratch VALUES (1)");
+      commitElsewhere("during a step on temporary tables");
+    });
+    get("a");
+    expect(loads).toEqual(["a", "a", "a", "a"]);
+    cache.keepingCache(() => commitHere("kept 3"));
+    keepingReadCaches(database, () => database.exec("INSERT INTO temp.scratch VALUES (2)"));
+    get("a");
+    expect(loads).toEqual(["a", "a", "a", "a"]); // its own steps alone keep it
   });
 
   it("checks other connections' commits once for a request's reads: the next request, or a later turn, sees them", async () => {

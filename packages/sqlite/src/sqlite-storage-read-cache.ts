@@ -1,4 +1,5 @@
 import type { Database } from "better-sqlite3";
+import { commitCount, headerBuffer, openWalIndexHeader, type WalIndexHeader } from "./wal-index-header.js";
 
 /** How many entries the storage's cache maps hold at most, unless its options say otherwise. */
 export const DEFAULT_READ_CACHE_LIMITS = {
@@ -21,10 +22,11 @@ export interface ReadCache {
   /** A new map of at most `maxEntries` values (0: none), emptied with every other one whenever the database may have changed. */
   map<Value>(maxEntries: number): ReadCacheMap<Value>;
   /**
-   * Runs a write step that touches none of the cached tables, so the cache survives it. Any
-   * other write on this connection empties the cache at the next read.
+   * Runs a write step that touches none of the cached tables, so the cache survives it: a
+   * transaction of its own (`temporaryOnly`: writes to temporary tables only). Any other write
+   * on this connection empties the cache at the next read.
    */
-  keepingCache<Result>(step: () => Result): Result;
+  keepingCache<Result>(step: () => Result, options?: { temporaryOnly?: boolean }): Result;
   /**
    * Marks the start of an outside request (the server calls it for each HTTP request). From
    * then until the next request starts or the event loop's turn ends, reads share one check of
@@ -35,18 +37,20 @@ export interface ReadCache {
   requestStarted(): void;
   /** Takes the cache off its connection's list (keepingReadCaches), when its storage closes. */
   release(): void;
+  /** How it learns of other connections' commits: the wal-index header, or `PRAGMA data_version` for a database without one. */
+  readonly watching: "wal-index header" | "data_version";
 }
 
 /**
- * Runs `step`, a write on `database` that touches none of the cached tables (the search index's
- * scratch tokenizer), through the `keepingCache` of every read cache open on that connection,
+ * Runs `step`, a write on `database` to temporary tables only (the search index's scratch
+ * tokenizer), through the `keepingCache` of every read cache open on that connection,
  * so its rows do not empty them.
  */
 export function keepingReadCaches<Result>(database: Database, step: () => Result): Result {
   let run = step;
   for (const cache of registered.get(database) ?? []) {
     const inner = run;
-    run = () => cache.keepingCache(inner);
+    run = () => cache.keepingCache(inner, { temporaryOnly: true });
   }
   return run();
 }
@@ -64,24 +68,23 @@ function register(database: Database, cache: ReadCache): () => void {
 
 /**
  * A per-connection cache for the reads behind every request (the API key and its owner, a
- * chatbot, an owner's list of chatbots). It is never stale: before every read it asks SQLite
- * whether the database changed, and empties itself when
- * - another connection committed (any process, e.g. the `parley` CLI): `PRAGMA data_version`
- *   moves; or
+ * chatbot, an owner's list of chatbots). It is never stale: before every read it checks whether
+ * the database changed, and empties itself when
+ * - another connection committed (any process, e.g. the `parley` CLI); or
  * - this connection changed rows (`total_changes()` moves) in any step other than those run
  *   through `keepingCache` (the chat's own writes, which touch no cached table).
- * The check costs two prepared one-row statements (1.5–3 µs: the first takes WAL's shared
- * lock, as any read does). A server shares the first of them among a request's reads
- * (`requestStarted`): a read then sees every commit made before its request started, which is
- * what a caller can tell apart, and every write of this connection, which it checks each time.
+ * Other connections' commits are seen in the wal-index header (wal-index-header.ts: one `pread`
+ * of the `-shm` file, whose commit counter every commit moves), or, for a database without one,
+ * with `PRAGMA data_version` (a read transaction). A server shares that check among a request's
+ * reads (`requestStarted`): a read then sees every commit made before its request started, which
+ * is what a caller can tell apart, and every write of this connection, which it checks each time.
  * Each map keeps at most its `maxEntries` values and drops the oldest first; misses are not
  * remembered, so unknown keys cannot push out known ones.
  */
 export function createReadCache(database: Database): ReadCache {
-  const dataVersion = database.prepare("PRAGMA data_version").pluck();
   const totalChanges = database.prepare("SELECT total_changes()").pluck();
+  const commits = watchCommits(database);
   const maps: Map<string, unknown>[] = [];
-  let seenVersion = dataVersion.get();
   let seenChanges = totalChanges.get();
 
   // Whether reads share the check of other connections' commits: "no" outside requests;
@@ -94,12 +97,11 @@ export function createReadCache(database: Database): ReadCache {
   };
 
   const forgetIfChanged = () => {
-    const version = sharing === "shared" ? seenVersion : dataVersion.get();
+    const committedElsewhere = sharing !== "shared" && commits.moved();
     const changes = totalChanges.get();
     if (sharing === "pending") sharing = "shared";
-    if (version === seenVersion && changes === seenChanges) return;
+    if (!committedElsewhere && changes === seenChanges) return;
     for (const entries of maps) entries.clear();
-    seenVersion = version;
     seenChanges = changes;
   };
 
@@ -130,20 +132,107 @@ export function createReadCache(database: Database): ReadCache {
       // message) checks for itself.
       turnEnd ??= setImmediate(endTurn);
     },
-    keepingCache(step) {
+    keepingCache(step, options) {
       const before = totalChanges.get();
+      const header = commits.beforeOwnWrite();
+      let finished = false;
       try {
-        return step();
+        const result = step();
+        finished = true;
+        return result;
       } finally {
         // Only when nothing else changed since the last check: otherwise that earlier change
         // must still empty the cache at the next read.
-        if (before === seenChanges) seenChanges = totalChanges.get();
+        if (before === seenChanges) {
+          seenChanges = totalChanges.get();
+          // The step committed once when it changed rows of the database's own tables and
+          // ended its own transaction; else it committed nothing (rolled back, or inside a
+          // caller's transaction, whose commit will then empty the cache).
+          const committed = finished && seenChanges !== before && options?.temporaryOnly !== true && !database.inTransaction;
+          commits.afterOwnWrite(header, committed ? 1 : 0);
+        }
       }
     },
     release() {
       unregister();
+      commits.close();
     },
+    watching: commits.kind,
   };
   const unregister = register(database, cache);
   return cache;
+}
+
+/** How a read cache learns of commits made by other connections. */
+interface CommitWatch {
+  readonly kind: ReadCache["watching"];
+  /** Whether a commit this watch has not been told of happened since the last call. */
+  moved(): boolean;
+  /** Before a write step of this connection: what the after call compares with. */
+  beforeOwnWrite(): Uint8Array | undefined;
+  /** After it: the step committed `ownCommits` times; commits of its own are not news. */
+  afterOwnWrite(before: Uint8Array | undefined, ownCommits: 0 | 1): void;
+  close(): void;
+}
+
+/** The wal-index header's watch when the database has one, else `PRAGMA data_version`'s. */
+function watchCommits(database: Database): CommitWatch {
+  const header = openWalIndexHeader(database);
+  return header === null ? watchDataVersion(database) : watchWalIndex(header);
+}
+
+/** `PRAGMA data_version` moves with every other connection's commit, never with this one's. */
+function watchDataVersion(database: Database): CommitWatch {
+  const dataVersion = database.prepare("PRAGMA data_version").pluck();
+  let seen = dataVersion.get();
+  return {
+    kind: "data_version",
+    moved() {
+      const version = dataVersion.get();
+      if (version === seen) return false;
+      seen = version;
+      return true;
+    },
+    beforeOwnWrite: () => undefined,
+    afterOwnWrite() {},
+    close() {},
+  };
+}
+
+/**
+ * The wal-index header moves with every commit, this connection's too. A write step of this
+ * connection that committed once takes the header it left as seen only when nothing else
+ * committed since the last check (the header before it is the one seen) and the commit count
+ * moved by exactly its own commit; otherwise the next check reports the change.
+ */
+function watchWalIndex(header: WalIndexHeader): CommitWatch {
+  const seen = headerBuffer();
+  const now = headerBuffer();
+  header.read(seen);
+  const same = (a: Uint8Array, b: Uint8Array) => {
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  };
+  return {
+    kind: "wal-index header",
+    moved() {
+      header.read(now);
+      if (same(now, seen)) return false;
+      seen.set(now);
+      return true;
+    },
+    beforeOwnWrite() {
+      const before = headerBuffer();
+      header.read(before);
+      return before;
+    },
+    afterOwnWrite(before, ownCommits) {
+      if (before === undefined || !same(before, seen)) return;
+      header.read(now);
+      if (commitCount(now) === (commitCount(before) + ownCommits) >>> 0) seen.set(now);
+    },
+    close() {
+      header.close();
+    },
+  };
 }
