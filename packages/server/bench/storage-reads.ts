@@ -1,9 +1,10 @@
 // The list route's core calls in process, without HTTP: `authenticate`, `admitRequest` and
-// `listChatbots` on a SQLite database with 2,000 keys, and the read cache's own check; then a
+// `listChatbots` on a SQLite database with 2,000 keys, and the two ways of checking for other
+// connections' commits (`PRAGMA data_version`, a pread of the wal-index header); then a
 // chat's history read with its LIMIT as a bare parameter and cast, as the adapter writes it
 // (docs/architecture.md: SQLite prepares the first again at every run).
 // `node --conditions=source --import tsx packages/server/bench/storage-reads.ts`
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/runtime/config.js";
@@ -23,6 +24,8 @@ try {
   const callers = await Promise.all(keys.slice(0, 10).map((key) => parley.authenticate(key)));
   const dataVersion = database.prepare("PRAGMA data_version").pluck();
   const totalChanges = database.prepare("SELECT total_changes()").pluck();
+  const shm = openSync(`${join(folder, "parley.db")}-shm`, "r");
+  const header = new Uint8Array(48);
   const history = (limit: string) => database.prepare(`SELECT * FROM messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT ${limit}`);
   const [bareLimit, castLimit] = [history("?"), history("CAST(? AS INTEGER)")];
 
@@ -39,10 +42,12 @@ try {
     await time("listChatbots", (index) => parley.listChatbots(callers[index % callers.length]!));
     await time("admitRequest", (index) => parley.admitRequest(callers[index % callers.length]!));
     await time("PRAGMA data_version", () => dataVersion.get());
+    await time("wal-index header (pread of 48 bytes)", () => readSync(shm, header, 0, 48, 0));
     await time("SELECT total_changes()", () => totalChanges.get());
     await time("history read, LIMIT ?", () => bareLimit.all("conversation", 10));
     await time("history read, LIMIT CAST(? AS INTEGER)", () => castLimit.all("conversation", 10));
   }
+  closeSync(shm);
 } finally {
   runtime.close();
   rmSync(folder, { recursive: true, force: true });
