@@ -134,7 +134,6 @@ export function createReadCache(database: Database): ReadCache {
     },
     keepingCache(step, options) {
       const before = totalChanges.get();
-      const header = commits.beforeOwnWrite();
       let finished = false;
       try {
         const result = step();
@@ -149,7 +148,7 @@ export function createReadCache(database: Database): ReadCache {
           // ended its own transaction; else it committed nothing (rolled back, or inside a
           // caller's transaction, whose commit will then empty the cache).
           const committed = finished && seenChanges !== before && options?.temporaryOnly !== true && !database.inTransaction;
-          commits.afterOwnWrite(header, committed ? 1 : 0);
+          commits.afterOwnWrite(committed ? 1 : 0);
         }
       }
     },
@@ -168,10 +167,8 @@ interface CommitWatch {
   readonly kind: ReadCache["watching"];
   /** Whether a commit this watch has not been told of happened since the last call. */
   moved(): boolean;
-  /** Before a write step of this connection: what the after call compares with. */
-  beforeOwnWrite(): Uint8Array | undefined;
-  /** After it: the step committed `ownCommits` times; commits of its own are not news. */
-  afterOwnWrite(before: Uint8Array | undefined, ownCommits: 0 | 1): void;
+  /** After a write step of this connection that committed `ownCommits` times: commits of its own are not news. */
+  afterOwnWrite(ownCommits: 0 | 1): void;
   close(): void;
 }
 
@@ -193,17 +190,16 @@ function watchDataVersion(database: Database): CommitWatch {
       seen = version;
       return true;
     },
-    beforeOwnWrite: () => undefined,
     afterOwnWrite() {},
     close() {},
   };
 }
 
 /**
- * The wal-index header moves with every commit, this connection's too. A write step of this
- * connection that committed once takes the header it left as seen only when nothing else
- * committed since the last check (the header before it is the one seen) and the commit count
- * moved by exactly its own commit; otherwise the next check reports the change.
+ * The wal-index header moves with every commit, this connection's too. After a write step of
+ * this connection, the header it left is taken as seen only when the commit count moved by
+ * exactly the step's own commits since the header last seen: then nothing else committed, before
+ * the step or during it. Otherwise the next check reports the change.
  */
 function watchWalIndex(header: WalIndexHeader): CommitWatch {
   const seen = headerBuffer();
@@ -221,15 +217,9 @@ function watchWalIndex(header: WalIndexHeader): CommitWatch {
       seen.set(now);
       return true;
     },
-    beforeOwnWrite() {
-      const before = headerBuffer();
-      header.read(before);
-      return before;
-    },
-    afterOwnWrite(before, ownCommits) {
-      if (before === undefined || !same(before, seen)) return;
+    afterOwnWrite(ownCommits) {
       header.read(now);
-      if (commitCount(now) === (commitCount(before) + ownCommits) >>> 0) seen.set(now);
+      if (commitCount(now) === (commitCount(seen) + ownCommits) >>> 0) seen.set(now);
     },
     close() {
       header.close();
