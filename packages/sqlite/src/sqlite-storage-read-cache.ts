@@ -205,15 +205,11 @@ function watchWalIndex(header: WalIndexHeader): CommitWatch {
   const seen = headerBuffer();
   const now = headerBuffer();
   header.read(seen);
-  const same = (a: Uint8Array, b: Uint8Array) => {
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-    return true;
-  };
   return {
     kind: "wal-index header",
     moved() {
       header.read(now);
-      if (same(now, seen)) return false;
+      if (now.equals(seen)) return false;
       seen.set(now);
       return true;
     },

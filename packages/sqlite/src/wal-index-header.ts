@@ -1,5 +1,6 @@
 import type { Database } from "better-sqlite3";
 import { closeSync, openSync, readSync } from "node:fs";
+import { endianness } from "node:os";
 
 /** The wal-index header's size, and the version SQLite writes in its first field. */
 const HEADER_BYTES = 48;
@@ -14,22 +15,23 @@ const WALINDEX_VERSION = 3007000;
  */
 export interface WalIndexHeader {
   /** Reads the header now into `into` (48 bytes). */
-  read(into: Uint8Array): void;
+  read(into: Buffer): void;
   /** Closes the file (once; again does nothing). */
   close(): void;
 }
 
-/** The commit counter (`iChange`, native byte order) of a header as read. */
-export function commitCount(header: Uint8Array): number {
-  return new DataView(header.buffer, header.byteOffset, HEADER_BYTES).getUint32(8, ENDIANNESS_LITTLE);
+/** The commit counter (`iChange`) of a header as read. */
+export function commitCount(header: Buffer): number {
+  return field(header, 8);
 }
 
 /** A new buffer for a header. */
-export function headerBuffer(): Uint8Array {
-  return new Uint8Array(HEADER_BYTES);
+export function headerBuffer(): Buffer {
+  return Buffer.alloc(HEADER_BYTES);
 }
 
-const ENDIANNESS_LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+/** A 32-bit field of a header: the wal-index is in the machine's own byte order. */
+const field = endianness() === "LE" ? (header: Buffer, offset: number) => header.readUInt32LE(offset) : (header: Buffer, offset: number) => header.readUInt32BE(offset);
 
 /**
  * The wal-index header of `database`'s main file, or null when it has none to read: not in WAL
@@ -60,8 +62,8 @@ export function openWalIndexHeader(database: Database): WalIndexHeader | null {
   };
   const first = headerBuffer();
   header.read(first);
-  const view = new DataView(first.buffer);
-  if (view.getUint32(0, ENDIANNESS_LITTLE) !== WALINDEX_VERSION || first[12] !== 1) {
+  // iVersion (offset 0) as SQLite writes it, and isInit (the byte at 12) set.
+  if (field(first, 0) !== WALINDEX_VERSION || first[12] !== 1) {
     header.close();
     return null;
   }
