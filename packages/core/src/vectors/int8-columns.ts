@@ -52,12 +52,10 @@ const op = {
 // The SIMD instructions used, by their opcodes in the WebAssembly SIMD proposal (merged in 2.0).
 const v128Load = (offset: number) => [...op.simd(0x00), 0, ...unsigned(offset)];
 const v128Store = (offset: number) => [...op.simd(0x0b), 0, ...unsigned(offset)];
-const i16x8Splat = op.simd(0x10);
 const i16x8ExtendLowI8x16S = op.simd(0x87);
 const i16x8ExtendHighI8x16S = op.simd(0x88);
 const i32x4Add = op.simd(0xae);
-const i32x4ExtmulLowI16x8S = op.simd(0xbc);
-const i32x4ExtmulHighI16x8S = op.simd(0xbd);
+const i32x4DotI16x8S = op.simd(0xba);
 const i8x16Shuffle = (lanes: number[]) => [...op.simd(0x0d), ...lanes];
 const i32x4Splat = op.simd(0x11);
 const f32x4Eq = op.simd(0x41);
@@ -67,31 +65,44 @@ const f64x2PromoteLowF32x4 = op.simd(0x5f);
 const f64x2Mul = op.simd(0xf2);
 const f64x2ConvertLowI32x4S = op.simd(0xfe);
 
-// accumulate(column, sums, rows, weight): for each of `rows` int8 values at byte `column`,
-// sums[row] += weight * value, with `sums` an int32 array at byte `sums`; 16 rows per step.
-const [COLUMN, SUMS, ROWS, WEIGHT, END, WEIGHTS, VALUES, LOW, HIGH] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
-/** sums[4 lanes at byte offset] += products of one half of the widened values with the weight. */
-const addProducts = (half: number, multiply: number[], offset: number) => [
+// accumulate(c0, c1, c2, c3, sums, rows, w01, w23): for each of `rows` rows, sums[row] +=
+// w0·c0[row] + w1·c1[row] + w2·c2[row] + w3·c3[row], with c0–c3 the byte offsets of four int8
+// columns, `sums` an int32 array at byte `sums`, and the four 16-bit weights packed in pairs
+// (w01 = w0 | w1 << 16). Four columns per pass read and write the sums once for all four: the
+// sums (4 bytes a row) are most of the memory a pass moves. 16 rows per step: the bytes of two
+// columns are interleaved (a0 b0 a1 b1 …), widened to 16 bits, and each pair multiplied and
+// added by i32x4.dot_i16x8_s against (w0, w1, w0, w1, …).
+const [C0, C1, C2, C3, SUMS, ROWS, W01, W23, END, WA, WB, AB_LOW, AB_HIGH, CD_LOW, CD_HIGH] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
+const LOW_PAIRS = [0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23];
+const HIGH_PAIRS = [8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31];
+/** Two columns' 16 values at their pointers, interleaved by `lanes`. */
+const interleave = (first: number, second: number, lanes: number[]) => [...op.get(first), ...v128Load(0), ...op.get(second), ...v128Load(0), ...i8x16Shuffle(lanes)];
+/** sums[4 rows at byte offset] += the dot products of one half of each interleaved pair with its weights. */
+const addQuarter = (ab: number, cd: number, widen: number[], offset: number) => [
   ...op.get(SUMS),
   ...op.get(SUMS), ...v128Load(offset),
-  ...op.get(half), ...op.get(WEIGHTS), ...multiply,
-  ...i32x4Add,
+  ...op.get(ab), ...widen, ...op.get(WA), ...i32x4DotI16x8S, ...i32x4Add,
+  ...op.get(cd), ...widen, ...op.get(WB), ...i32x4DotI16x8S, ...i32x4Add,
   ...v128Store(offset),
 ];
+const advance = (local: number, by: number) => [...op.get(local), ...op.i32Const(by), ...op.i32Add, ...op.set(local)];
 const accumulateBody = [
-  2, 1, I32, 4, V128, // locals: END (i32); WEIGHTS, VALUES, LOW, HIGH (v128)
-  ...op.get(WEIGHT), ...i16x8Splat, ...op.set(WEIGHTS),
-  ...op.get(COLUMN), ...op.get(ROWS), ...op.i32Add, ...op.set(END),
+  2, 1, I32, 6, V128, // locals: END (i32); WA, WB, AB_LOW, AB_HIGH, CD_LOW, CD_HIGH (v128)
+  ...op.get(W01), ...i32x4Splat, ...op.set(WA),
+  ...op.get(W23), ...i32x4Splat, ...op.set(WB),
+  ...op.get(C0), ...op.get(ROWS), ...op.i32Add, ...op.set(END),
   ...op.block, ...op.loop,
-  ...op.get(COLUMN), ...op.get(END), ...op.i32GeU, ...op.brIf(1),
-  ...op.get(COLUMN), ...v128Load(0), ...op.tee(VALUES), ...i16x8ExtendLowI8x16S, ...op.set(LOW),
-  ...op.get(VALUES), ...i16x8ExtendHighI8x16S, ...op.set(HIGH),
-  ...addProducts(LOW, i32x4ExtmulLowI16x8S, 0),
-  ...addProducts(LOW, i32x4ExtmulHighI16x8S, 16),
-  ...addProducts(HIGH, i32x4ExtmulLowI16x8S, 32),
-  ...addProducts(HIGH, i32x4ExtmulHighI16x8S, 48),
-  ...op.get(COLUMN), ...op.i32Const(16), ...op.i32Add, ...op.set(COLUMN),
-  ...op.get(SUMS), ...op.i32Const(64), ...op.i32Add, ...op.set(SUMS),
+  ...op.get(C0), ...op.get(END), ...op.i32GeU, ...op.brIf(1),
+  ...interleave(C0, C1, LOW_PAIRS), ...op.set(AB_LOW),
+  ...interleave(C0, C1, HIGH_PAIRS), ...op.set(AB_HIGH),
+  ...interleave(C2, C3, LOW_PAIRS), ...op.set(CD_LOW),
+  ...interleave(C2, C3, HIGH_PAIRS), ...op.set(CD_HIGH),
+  ...addQuarter(AB_LOW, CD_LOW, i16x8ExtendLowI8x16S, 0),
+  ...addQuarter(AB_LOW, CD_LOW, i16x8ExtendHighI8x16S, 16),
+  ...addQuarter(AB_HIGH, CD_HIGH, i16x8ExtendLowI8x16S, 32),
+  ...addQuarter(AB_HIGH, CD_HIGH, i16x8ExtendHighI8x16S, 48),
+  ...advance(C0, 16), ...advance(C1, 16), ...advance(C2, 16), ...advance(C3, 16),
+  ...advance(SUMS, 64),
   ...op.br(0), ...op.end, ...op.end, ...op.end,
 ];
 
@@ -137,9 +148,9 @@ const scaleBody = [
 const MODULE = new wasm.Module(
   new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
-    ...section(1, [1, 0x60, 4, I32, I32, I32, I32, 0]), // type 0: (i32 i32 i32 i32) -> ()
+    ...section(1, [2, 0x60, 8, ...Array<number>(8).fill(I32), 0, 0x60, 4, I32, I32, I32, I32, 0]), // types 0: (i32 × 8) -> (), 1: (i32 × 4) -> ()
     ...section(2, [1, ...name("env"), ...name("memory"), 0x02, 0x00, 1]), // imports env.memory
-    ...section(3, [2, 0, 0]), // functions 0 and 1 have type 0
+    ...section(3, [2, 0, 1]), // function 0 (accumulate) has type 0, function 1 (scale) type 1
     ...section(7, [2, ...name("accumulate"), 0x00, 0, ...name("scale"), 0x00, 1]), // exports both
     ...section(10, [
       2,
@@ -182,10 +193,12 @@ export function createInt8Columns(dimensions: number, capacity: number): Int8Col
   const scalesOffset = sumsOffset + rowsPerColumn * 4;
   const scoresOffset = scalesOffset + rowsPerColumn * 4;
   const memory = new wasm.Memory({ initial: Math.ceil((scoresOffset + rowsPerColumn * 4) / PAGE) });
-  const kernels = new wasm.Instance(MODULE, { env: { memory } }).exports as Record<
-    "accumulate" | "scale",
-    (first: number, second: number, third: number, fourth: number) => void
-  >;
+  const kernels = new wasm.Instance(MODULE, { env: { memory } }).exports as {
+    accumulate(c0: number, c1: number, c2: number, c3: number, sums: number, rows: number, w01: number, w23: number): void;
+    scale(sums: number, scales: number, scores: number, rows: number): void;
+  };
+  /** Two 16-bit weights in one int32, the first in the low half (the lane order of i16x8). */
+  const pair = (first: number, second: number) => (first & 0xffff) | (second << 16);
   const values = new Int8Array(memory.buffer, 0, sumsOffset);
   const sums = new Int32Array(memory.buffer, sumsOffset, rowsPerColumn);
   const scales = new Float32Array(memory.buffer, scalesOffset, rowsPerColumn);
@@ -198,7 +211,12 @@ export function createInt8Columns(dimensions: number, capacity: number): Int8Col
     scales,
     weightedSum(chosen, weights, rows) {
       sums.fill(0, 0, stepped(rows));
-      chosen.forEach((dimension, index) => kernels.accumulate(dimension * rowsPerColumn, sumsOffset, stepped(rows), weights[index]!));
+      // Four columns a pass; a last group of fewer is filled with the first column at weight 0.
+      for (let index = 0; index < chosen.length; index += 4) {
+        const column = (at: number) => (at < chosen.length ? chosen[at]! : chosen[0]!) * rowsPerColumn;
+        const weight = (at: number) => (at < chosen.length ? weights[at]! : 0);
+        kernels.accumulate(column(index), column(index + 1), column(index + 2), column(index + 3), sumsOffset, stepped(rows), pair(weight(index), weight(index + 1)), pair(weight(index + 2), weight(index + 3)));
+      }
       return sums;
     },
     scaledSums(rows) {

@@ -12,6 +12,27 @@ function sparseVector(random: () => number, nonZero: number): Float32Array {
   return vector;
 }
 
+/** The same kind of vector as `sparseVector`, as (dimension, value) entries (a later one of a dimension wins). */
+function sparseEntries(random: () => number, nonZero: number): Map<number, number> {
+  const entries = new Map<number, number>();
+  for (let index = 0; index < nonZero; index++) entries.set(Math.floor(random() * DIMENSIONS), (random() - 0.5) * (random() < 0.1 ? 6 : 1));
+  return entries;
+}
+
+/** Cosine similarity of sparse entries with a dense vector, in float32 as the table stores them. */
+function sparseCosine(entries: Map<number, number>, dense: Float32Array): number {
+  let dot = 0;
+  let norm = 0;
+  for (const [dimension, value] of entries) {
+    const stored = Math.fround(value);
+    dot += stored * dense[dimension]!;
+    norm += stored * stored;
+  }
+  let denseNorm = 0;
+  for (const value of dense) denseNorm += value * value;
+  return norm === 0 || denseNorm === 0 ? 0 : dot / Math.sqrt(norm * denseNorm);
+}
+
 function table(random: () => number) {
   const vectors = Array.from({ length: ROWS }, () => sparseVector(random, 300));
   const held = createVectorTable({ generation: 1, epoch: 1, dimensions: DIMENSIONS }, false);
@@ -58,21 +79,46 @@ describe("candidateIds' first pass", () => {
   });
 });
 
-describe("candidateIds' second pass", () => {
-  it("narrows a sparse query's candidates to `keep` that hold the exact best of them", () => {
+describe("candidateIds for a sparse query", () => {
+  it("chooses `keep` candidates by int8 cosine over all its dimensions that hold the exact best of every row", () => {
     const random = seededRandom(3);
     const { held, vectors } = table(random);
+    const everyId = vectors.map((_, index) => index + 1);
     let kept = 0;
     const queries = 40;
     for (let query = 0; query < queries; query++) {
       const vector = sparseVector(random, 80);
+      const narrow = candidateIds(held, vector, 100, 30);
+      expect(narrow).toHaveLength(30);
+      // The 20 an exact scan of every row would return, found among the 30.
+      const best = exactBest(everyId, vectors, vector, 20);
+      kept += best.filter((id) => narrow.includes(id)).length;
+    }
+    expect(kept / (queries * 20)).toBeGreaterThanOrEqual(0.999);
+  });
+
+  it("on a table past the one pass's 24 MiB, narrows the first pass's candidates to `keep` holding the exact best of them", () => {
+    const random = seededRandom(5);
+    // 25,000 rows of 1,024 int8 values: past the one pass's bytes. Kept sparse here, as index and value lists.
+    const rows = Array.from({ length: 25_000 }, () => sparseEntries(random, 300));
+    const held = createVectorTable({ generation: 1, epoch: 1, dimensions: DIMENSIONS }, false, rows.length);
+    const scratch = new Float32Array(DIMENSIONS);
+    rows.forEach((entries, index) => {
+      for (const [dimension, value] of entries) scratch[dimension] = value;
+      appendVector(held, index + 1, scratch);
+      scratch.fill(0);
+    });
+    let kept = 0;
+    const queries = 20;
+    for (let query = 0; query < queries; query++) {
+      const vector = sparseVector(random, 80);
       const wide = candidateIds(held, vector, 100);
       const narrow = candidateIds(held, vector, 100, 30);
-      expect(wide).toHaveLength(100);
       expect(narrow).toHaveLength(30);
       expect(wide).toEqual(expect.arrayContaining(narrow));
       // The 20 a search would return from all 100, found among the 30.
-      const best = exactBest(wide, vectors, vector, 20);
+      const exact = (id: number) => sparseCosine(rows[id - 1]!, vector);
+      const best = [...wide].sort((a, b) => exact(b) - exact(a) || a - b).slice(0, 20);
       kept += best.filter((id) => narrow.includes(id)).length;
     }
     expect(kept / (queries * 20)).toBeGreaterThanOrEqual(0.99);

@@ -9,11 +9,26 @@ const MAX_PROBED_DIMENSIONS = 64;
 /** The first pass stops adding dimensions once they hold this share of the query's squared norm. */
 const PROBED_ENERGY = 0.85;
 /**
- * The int8 second pass runs for queries with at most this many non-zero dimensions: it reads one
- * scattered byte per candidate and dimension, so for a dense query it costs as much as reading
- * the candidates' floats back (0.7 ms for 100 candidates at 1,024 dimensions).
+ * A query with at most this many non-zero dimensions is sparse (the local embedder's have about
+ * 90 of 1,024): its candidates are narrowed to `keep` by int8 cosine over all of them. A denser
+ * query's are not: reading every dimension of each would cost as much as reading the
+ * candidates' floats back. The int32 sums hold up to 512 dimensions (Int8Columns.weightedSum).
+ */
+const MAX_SPARSE_DIMENSIONS = 192;
+/**
+ * The int8 second pass reads one scattered byte per candidate and added dimension; beyond this
+ * many it would cost more than it saves.
  */
 const MAX_REFINED_DIMENSIONS = 128;
+/**
+ * A sparse query's candidates are chosen in one pass over all of its dimensions while the
+ * chatbot's int8 columns take at most this many bytes, about what a server processor's
+ * last-level cache holds: such columns stay there from one query to the next, and reading every
+ * row's value of each of the query's dimensions costs less than a second pass's scattered reads.
+ * Past it, the columns come from memory at each query, and a second pass over the first pass's
+ * candidates is cheaper (docs/retrieval.md, "The vector arm in SQLite", has the measure).
+ */
+const ONE_PASS_BYTES = 24 * 2 ** 20;
 
 /** What a chatbot's copy follows: `generation` bumped by every write, `epoch` when vectors are replaced in place. */
 export interface VectorState {
@@ -168,34 +183,91 @@ export function createVectorTables(maxBytes: number) {
 
 /**
  * Ids of the `wanted` chunks with the best partial dot product with `query`, unordered; with
- * `keep` under `wanted`, only the `keep` best of those by a second pass (`refineRows`), when the
- * query is sparse enough for it.
+ * `keep` under `wanted`, for a sparse query, the `keep` best by int8 cosine instead: over every
+ * row in one pass (`cosineScores`) for a table of up to ONE_PASS_BYTES, else among the `wanted`
+ * by a second pass (`refineRows`).
  */
 export function candidateIds(table: VectorTable, query: Float32Array, wanted: number, keep = wanted): number[] {
   const live = table.count - table.deleted;
   if (live <= wanted) return [...table.rows.keys()];
-  const pass = firstPass(table, query);
-  const rows = bestRows(pass.scores, table.count, wanted);
-  return (keep < rows.length ? refineRows(table, query, pass, rows, keep) : rows).map((row) => table.ids[row]!);
+  const nonZero = nonZeroDimensions(query);
+  const sparse = keep < wanted && nonZero.length <= MAX_SPARSE_DIMENSIONS;
+  let rows: number[];
+  if (sparse && table.count * table.dimensions <= ONE_PASS_BYTES) {
+    rows = bestRows(cosineScores(table, query, nonZero), table.count, keep);
+  } else {
+    const pass = weightedScores(table, query, probedDimensions(query, nonZero));
+    rows = bestRows(pass.scores, table.count, wanted);
+    if (sparse) rows = refineRows(table, query, pass, rows, keep);
+  }
+  return rows.map((row) => table.ids[row]!);
 }
 
-/** What the first pass scored: every row's partial sum, the dimensions it read, and its weights' unit. */
-interface FirstPass {
+/** The query's non-zero dimensions, heaviest first (ties by dimension). */
+function nonZeroDimensions(query: Float32Array): number[] {
+  const nonZero: number[] = [];
+  for (let dimension = 0; dimension < query.length; dimension++) if (query[dimension] !== 0) nonZero.push(dimension);
+  return nonZero.sort((a, b) => Math.abs(query[b]!) - Math.abs(query[a]!) || a - b);
+}
+
+/** The first pass's dimensions: the heaviest, at most MAX_PROBED_DIMENSIONS, until PROBED_ENERGY of the query's squared norm. */
+function probedDimensions(query: Float32Array, nonZero: number[]): number[] {
+  let total = 0;
+  for (const dimension of nonZero) total += query[dimension]! * query[dimension]!;
+  const probes: number[] = [];
+  let energy = 0;
+  for (const dimension of nonZero.slice(0, MAX_PROBED_DIMENSIONS)) {
+    probes.push(dimension);
+    energy += query[dimension]! * query[dimension]!;
+    if (energy >= PROBED_ENERGY * total) break;
+  }
+  return probes;
+}
+
+/** What a pass scored: every row's partial sum, the dimensions it read, and its weights' unit. */
+interface Pass {
   scores: Float32Array;
   probes: number[];
-  /** The first pass's weights are the query's values times this (its largest at 32,767). */
+  /** The pass's weights are the query's values times this (its largest at 32,767). */
   unit: number;
+}
+
+/**
+ * Approximate scores of every row: the dot product of its int8 copy with `dimensions` of the
+ * query (heaviest first), with the query's weights rounded to 16-bit integers; deleted rows
+ * score -Infinity. The scores are the columns' array, reused by the next pass.
+ */
+function weightedScores(table: VectorTable, query: Float32Array, dimensions: number[]): Pass {
+  const largest = dimensions.length === 0 ? 1 : Math.abs(query[dimensions[0]!]!);
+  const weights = dimensions.map((dimension) => Math.round((query[dimension]! * 32_767) / largest));
+  table.columns.weightedSum(dimensions, weights, table.count);
+  return { scores: table.columns.scaledSums(table.count), probes: dimensions, unit: 32_767 / largest };
+}
+
+/**
+ * Every row's cosine with the query on its int8 copy, in one pass: the dot product over all of
+ * the query's non-zero dimensions over the row's exact norm (a factor common to every row left
+ * out); deleted rows score -Infinity. It differs from the exact cosine by the rounding of each
+ * value (at most half a scale step), so `keep` needs a margin over the k finally wanted.
+ */
+function cosineScores(table: VectorTable, query: Float32Array, nonZero: number[]): Float32Array {
+  const { scores } = weightedScores(table, query, nonZero);
+  const { norms } = table;
+  for (let row = 0; row < table.count; row++) {
+    const norm = norms[row]!;
+    if (norm !== 0) scores[row] = scores[row]! / norm;
+    else if (scores[row] !== Number.NEGATIVE_INFINITY) scores[row] = 0;
+  }
+  return scores;
 }
 
 /**
  * The `keep` best of `rows` by cosine on their int8 copies: the first pass's partial sums plus
  * the query's other non-zero dimensions, over each row's exact norm. It reads one scattered byte
- * per row and added dimension, so it runs only when those are few (a sparse query, such as the
- * local embedder's: about 90 of 1,024 dimensions, 64 of them already read); otherwise `rows` are
- * returned as they are. The int8 cosine differs from the exact one by the rounding of each value
- * (at most half a scale step), so `keep` needs a margin over the k finally wanted.
+ * per row and added dimension; with more than MAX_REFINED_DIMENSIONS of those, `rows` are
+ * returned as they are. As in `cosineScores`, `keep` needs a margin over the k finally wanted.
  */
-function refineRows(table: VectorTable, query: Float32Array, pass: FirstPass, rows: number[], keep: number): number[] {
+function refineRows(table: VectorTable, query: Float32Array, pass: Pass, rows: number[], keep: number): number[] {
   const probed = new Set(pass.probes);
   const rest: number[] = [];
   for (let dimension = 0; dimension < query.length; dimension++) {
@@ -246,34 +318,6 @@ export function nearestByCosine(table: VectorTable, query: Float32Array, k: numb
   const scored = candidateIds(table, query, oversampled).map((id) => ({ id, score: cosineSimilarity(floats.get(id)!, query) }));
   scored.sort((a, b) => b.score - a.score || a.id - b.id);
   return scored.slice(0, k);
-}
-
-/**
- * Approximate scores of every row: the dot product of its int8 copy with the query's heaviest
- * dimensions (at most MAX_PROBED_DIMENSIONS, until PROBED_ENERGY of the query's squared norm),
- * with the query's weights rounded to 16-bit integers; deleted rows score -Infinity.
- */
-function firstPass(table: VectorTable, query: Float32Array): FirstPass {
-  let total = 0;
-  const nonZero: number[] = [];
-  for (let dimension = 0; dimension < query.length; dimension++) {
-    const value = query[dimension]!;
-    total += value * value;
-    if (value !== 0) nonZero.push(dimension);
-  }
-  nonZero.sort((a, b) => Math.abs(query[b]!) - Math.abs(query[a]!) || a - b);
-  const probes: number[] = [];
-  let energy = 0;
-  for (const dimension of nonZero.slice(0, MAX_PROBED_DIMENSIONS)) {
-    probes.push(dimension);
-    energy += query[dimension]! * query[dimension]!;
-    if (energy >= PROBED_ENERGY * total) break;
-  }
-  // Weights as 16-bit integers, the largest at 32,767 (Int8Columns.weightedSum).
-  const largest = probes.length === 0 ? 1 : Math.abs(query[probes[0]!]!);
-  const weights = probes.map((dimension) => Math.round((query[dimension]! * 32_767) / largest));
-  table.columns.weightedSum(probes, weights, table.count);
-  return { scores: table.columns.scaledSums(table.count), probes, unit: 32_767 / largest };
 }
 
 /** Rows sampled to estimate the first pass's cut-off score. */
