@@ -9,6 +9,7 @@ import { createSqliteWebhookStorage } from "./sqlite-webhook-storage.js";
 import { createSqliteOperatorStorage } from "./sqlite-operator-storage.js";
 import { createSqliteAgentStorage } from "./sqlite-agent-storage.js";
 import { createSqliteFeedbackStorage } from "./sqlite-feedback-storage.js";
+import { createGroupCommit } from "./group-commit.js";
 import {
   firstFreeSlug,
   insertConversation,
@@ -45,8 +46,11 @@ export interface SqliteStorage extends Storage {
  * (IMMEDIATE for writes, so the write lock is taken before the first read and two connections
  * cannot both read the same quota and both write) and only then resolves its promise: no
  * transaction is ever open across an `await`, and a throw anywhere rolls the whole step back.
- * API keys with their owner and chatbots are read through a cache that empties itself whenever
- * the database may have changed (sqlite-storage-read-cache.ts); callers get copies.
+ * The chat's two writes (`acceptUserMessage`, `appendAssistantMessage`) arriving within one turn
+ * of the event loop share one such transaction and its commit, each step still atomic on its own
+ * (group-commit.ts). API keys with their owner and chatbots are read through a cache that
+ * empties itself whenever the database may have changed (sqlite-storage-read-cache.ts); callers
+ * get copies.
  */
 export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorage {
   const ownsDatabase = !("database" in options);
@@ -60,6 +64,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   const limits = { ...DEFAULT_READ_CACHE_LIMITS, ...options.readCache };
   // For steps that write none of the cached tables (users, plans, api_keys, chatbots).
   const writeKeepingCache = <Result>(step: () => Result): Result => cache.keepingCache(() => write(step));
+  // The chat's two writes, a message accepted and a reply stored, share commits (group-commit.ts).
+  const chatWrites = createGroupCommit(database, writeKeepingCache);
   const keysByHash = cache.map<{ apiKey: ApiKey; user: User }>(limits.apiKeys);
   const chatbotsById = cache.map<Chatbot>(limits.chatbots);
   const chatbotsByOwner = cache.map<Chatbot[]>(limits.chatbots);
@@ -246,7 +252,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     },
 
     async acceptUserMessage(input) {
-      return writeKeepingCache(() => {
+      return chatWrites.run(() => {
         const reserved = statements.reserveMonthlyQuota.get({ user_id: input.userId, month: input.month, limit: input.monthlyLimit });
         if (!reserved) {
           // The failed UPSERT wrote nothing, so the refusal leaves no trace.
@@ -269,7 +275,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     },
     async appendAssistantMessage(input) {
       const { id, conversationId, content, author, at } = input;
-      return writeKeepingCache(() => {
+      return chatWrites.run(() => {
         const agentName = author === "agent" ? (input.agentName ?? null) : null;
         const message = insertMessage(statements, { id, conversationId, role: "assistant", author, content, agentName, createdAt: at, sources: structuredClone(input.sources ?? []), feedback: null });
         const counted = statements.countMessage.get({ id: conversationId, at, needs_attention: toFlag(input.needsAttention) });
@@ -320,6 +326,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     ...webhooks,
 
     async close() {
+      chatWrites.flush();
       writeTouches();
       cache.release();
       if (ownsDatabase && database.open) database.close();
