@@ -8,7 +8,9 @@
 // seconds after the profile's start (e.g. only the chat route of a run that also drove the
 // list). The profile samples wall time on the main thread: on a busy machine a preempted
 // thread is charged to whatever ran, so compare shares of one run, or runs on a quiet machine.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { SourceMap } from "node:module";
+import { basename, dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { from: { type: "string" }, to: { type: "string" } } });
@@ -25,6 +27,7 @@ const STEPS = [
   ["retrieval (keyword + vector arms, fusion, sources)", /retrieveContext|retrieveCandidates|keywordSearch|vectorSearch|hybridSearch|replySources|sqlite-search|core\/src\/vectors|core\/src\/retrieval/],
   ["write: user message, quota, conversation, events (acceptUserMessage)", /acceptUserMessage/],
   ["write: reply and its event (appendAssistantMessage)", /appendAssistantMessage/],
+  ["write: the chat's grouped writes' transaction (BEGIN, COMMIT)", /\brunTogether\b|\brunAlone\b/],
   ["write: key's last use (touchApiKey)", /touchApiKey|writeTouches/],
   ["webhook dispatcher (fan-out, claims)", /webhook-dispatcher|fanOutOutboxEvents|claimDueDeliveries/],
   ["provider call: SDK, transport, answer parsing", /node_modules\/(openai|@anthropic-ai|ollama)|providers\/src|undici|_http_client|_http_agent/],
@@ -38,7 +41,17 @@ const profile = JSON.parse(readFileSync(file, "utf8"));
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
 const parents = new Map();
 for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
-const frame = (node) => `${node.callFrame.functionName || "(anon)"} ${node.callFrame.url}`;
+// A profile of the bundled server (bench:http's default) names the bundle, not the sources: the
+// bundle's source map, which bench:http leaves beside the profile, gives each frame's source file.
+const sourceMaps = new Map();
+const sourceOf = ({ url, lineNumber, columnNumber }) => {
+  if (!url.endsWith(".js")) return url;
+  const mapFile = join(dirname(file), `${basename(url)}.map`);
+  if (!sourceMaps.has(mapFile)) sourceMaps.set(mapFile, existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, "utf8"))) : null);
+  const entry = sourceMaps.get(mapFile)?.findEntry(lineNumber, columnNumber);
+  return entry?.originalSource ?? url;
+};
+const frame = (node) => `${node.callFrame.functionName || "(anon)"} ${sourceOf(node.callFrame)}`;
 const stepOf = new Map();
 const classify = (id) => {
   let step = stepOf.get(id);

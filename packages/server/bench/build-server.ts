@@ -18,7 +18,7 @@ const REPOSITORY = fileURLToPath(new URL("../../../", import.meta.url));
  * an ESM bundle cannot serve. Documents are read in child processes whose entry the bundle loads
  * from beside itself, so it is always bundled too. Returns the folder.
  */
-export async function bundleFromSources(label: string, entries: Record<string, string>): Promise<string> {
+export async function bundleFromSources(label: string, entries: Record<string, string>, options: { sourcemap?: boolean } = {}): Promise<string> {
   const folder = join(REPOSITORY, ".parley-bench", `${label}-${process.pid}-${randomUUID()}`);
   await build({
     entry: { ...entries, "read-document-worker": fileURLToPath(new URL("../../knowledge/src/read-document-worker.ts", import.meta.url)) },
@@ -27,6 +27,7 @@ export async function bundleFromSources(label: string, entries: Record<string, s
     platform: "node",
     target: "node20",
     silent: true,
+    sourcemap: options.sourcemap ?? false,
     external: ["better-sqlite3", "sqlite-vec", "busboy", "pg", "redis"],
     esbuildOptions(options) {
       options.conditions = ["source"];
@@ -35,11 +36,19 @@ export async function bundleFromSources(label: string, entries: Record<string, s
   return folder;
 }
 
-/** Builds `parley` (the CLI) and the stub-core server; returns their paths. */
-export async function buildServer(): Promise<{ cli: string; stubCore: string; folder: string }> {
-  const folder = await bundleFromSources("http-bench", {
-    cli: fileURLToPath(new URL("./serve-from-source.ts", import.meta.url)),
-    "stub-core-server": fileURLToPath(new URL("./stub-core-server.ts", import.meta.url)),
-  });
+/**
+ * Builds `parley` (the CLI) and the stub-core server; returns their paths. With `sourcemap`, each
+ * bundle has its source map beside it (`cli.js.map`), which a profile's summary reads to name
+ * each sample's source file (scripts/cpuprofile-steps.mjs).
+ */
+export async function buildServer(options: { sourcemap?: boolean } = {}): Promise<{ cli: string; stubCore: string; folder: string }> {
+  const folder = await bundleFromSources(
+    "http-bench",
+    {
+      cli: fileURLToPath(new URL("./serve-from-source.ts", import.meta.url)),
+      "stub-core-server": fileURLToPath(new URL("./stub-core-server.ts", import.meta.url)),
+    },
+    options,
+  );
   return { cli: join(folder, "cli.js"), stubCore: join(folder, "stub-core-server.js"), folder };
 }

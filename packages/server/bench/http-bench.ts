@@ -2,7 +2,8 @@
 // answering fake OpenAI, one chatbot with 10,000 chunks, driven by autocannon on the same
 // machine. Reports requests/s, p50/p99 latency, non-2xx answers, CPU used by each process,
 // and the server's peak memory. Options: --duration S (10), --connections N (10),
-// --chunks N (10000), --only list|chat, --no-baseline, --profile DIR (server --cpu-prof),
+// --chunks N (10000), --only list|chat, --no-baseline, --profile DIR (server --cpu-prof; the
+// bundle's source maps are left beside the profiles, for scripts/cpuprofile-steps.mjs),
 // --perf (server --perf-basic-prof, so `perf record -p PID` names JavaScript functions),
 // --rate N (hold every run at N requests/s in all, so CPU per request compares between
 // servers at the same load: a saturated server batches more and spends less per request),
@@ -22,7 +23,7 @@
 // the measured seconds, about 0.15 ms a chat: docs/benchmarks.md, "The warm-up and the heap's
 // growth").
 import autocannon, { type Request, type Result } from "autocannon";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -168,6 +169,7 @@ async function main(): Promise<void> {
   say(`Limits raised so they refuse nothing: PARLEY_KEY_RATE_LIMIT=${LIMITS.keyRateLimit}, PARLEY_CONVERSATION_RATE_LIMIT=${LIMITS.conversationRateLimit}, plan quota ${LIMITS.monthlyMessages.toLocaleString("en")} messages/month; requests rotate over ${KEYS.toLocaleString("en")} keys (at most one request per key per second at 20,000 req/s, as the default limit of 60 a minute would require).`);
   const folder = mkdtempSync(join(tmpdir(), "parley-http-bench-"));
   const folders = [folder];
+  let bundleFolder: string | undefined;
   const children: Child[] = [];
   try {
     const provider = await startChild({ nodeArgs: TSX, script: join(BENCH, "fake-provider.ts"), env: { ...process.env }, cwd: ROOT, ready: /^(http:\S+)$/m });
@@ -192,8 +194,8 @@ async function main(): Promise<void> {
         `through admin.ingestDocument with the local embedder), ${KEYS.toLocaleString("en")} API keys.`,
     );
 
-    const bundle = MODE === "tsx" ? undefined : await buildServer();
-    if (bundle !== undefined) folders.push(bundle.folder);
+    const bundle = MODE === "tsx" ? undefined : await buildServer({ sourcemap: flags.profile !== undefined });
+    if (bundle !== undefined) folders.push((bundleFolder = bundle.folder));
     const profile = [...(flags["node-args"]?.split(" ").filter((flag) => flag !== "") ?? []), ...(flags.profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${flags.profile}`]), ...(flags.perf ? ["--perf-basic-prof"] : [])];
     const accessLog = readAccessLog();
     const started = performance.now();
@@ -289,6 +291,10 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const child of children.reverse()) await child.stop();
+    // The bundle goes, its source maps stay with the profile (scripts/cpuprofile-steps.mjs reads them).
+    if (flags.profile !== undefined && bundleFolder !== undefined && existsSync(bundleFolder)) {
+      for (const name of readdirSync(bundleFolder)) if (name.endsWith(".js.map")) copyFileSync(join(bundleFolder, name), join(flags.profile, name));
+    }
     for (const each of folders) rmSync(each, { recursive: true, force: true });
   }
 }

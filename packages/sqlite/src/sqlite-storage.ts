@@ -252,7 +252,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     },
 
     async acceptUserMessage(input) {
-      return chatWrites.run(() => {
+      // Named, as the other write below, so that a profile tells the two apart (scripts/cpuprofile-steps.mjs).
+      return chatWrites.run(function acceptUserMessageStep() {
         const reserved = statements.reserveMonthlyQuota.get({ user_id: input.userId, month: input.month, limit: input.monthlyLimit });
         if (!reserved) {
           // The failed UPSERT wrote nothing, so the refusal leaves no trace.
@@ -275,7 +276,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     },
     async appendAssistantMessage(input) {
       const { id, conversationId, content, author, at } = input;
-      return chatWrites.run(() => {
+      return chatWrites.run(function appendAssistantMessageStep() {
         const agentName = author === "agent" ? (input.agentName ?? null) : null;
         const message = insertMessage(statements, { id, conversationId, role: "assistant", author, content, agentName, createdAt: at, sources: structuredClone(input.sources ?? []), feedback: null });
         const counted = statements.countMessage.get({ id: conversationId, at, needs_attention: toFlag(input.needsAttention) });
