@@ -31,7 +31,7 @@ interface Waiting {
  * group's transaction is rolled back whole and every step of it runs again alone, in order, in a
  * transaction of its own, so only the step that fails fails, with its own error. (A savepoint
  * per step would keep the others without running them again; measured, it made a chat dearer
- * than no grouping at all: docs/benchmarks.md, "Group commit".)
+ * than no grouping at all: docs/benchmarks.md, "A twelfth host".)
  * When the transaction cannot begin (another process holds the write lock past the busy
  * timeout), no step has run, and every one rejects with that error.
  */
