@@ -6,12 +6,14 @@
 // CPU each request costs moves far less. Requests/s shares are printed beside it. The shares
 // still differ between processors (bare node:http cost 20–26 µs a request on the AMD EPYC host
 // of 2026-11-27 morning and 10 µs on the Intel Xeon host of its afternoon, the list route 44–64
-// and 42 µs), so the file keeps one record per processor model, and a check compares with this
-// machine's.
+// and 42 µs), so the file keeps one record per processor, and a check compares with this
+// machine's. A processor is its model name with its family and model numbers (report.ts,
+// `processorName`): the name alone, "AMD EPYC", stood for hosts of families 25 and 26 whose list
+// route's share differed by more than the tolerance.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import type { Measured } from "./report.js";
+import { processorName, type Measured } from "./report.js";
 
 /** The committed record the check compares with. */
 export const RECORDED_FILE = fileURLToPath(new URL("./http-bench-ratios.json", import.meta.url));
@@ -23,7 +25,7 @@ const TOLERANCE = 0.2;
 const ROUTES = ["list", "chat"] as const;
 type Route = (typeof ROUTES)[number];
 
-/** What http-bench-ratios.json holds: a record per processor model (`os.cpus()[0].model`). */
+/** What http-bench-ratios.json holds: a record per processor (`processorName()`). */
 interface RecordFile {
   about: string;
   records: Record<string, Recorded>;
@@ -44,16 +46,13 @@ export interface Recorded {
 }
 
 const ABOUT =
-  "Each route's efficiency as a share of bare node:http's in the same `npm run bench:http` run: bare's server CPU per request divided by the route's, one record per processor model. `npm run bench:http -- --check` fails when a share falls more than 20 % below this machine's record; `--record` writes this machine's (docs/benchmarks.md, \"Close to the machine (#27)\").";
-
-/** This machine's processor model, the key of its record. */
-export const processorModel = () => cpus()[0]?.model.trim() ?? "unknown";
+  "Each route's efficiency as a share of bare node:http's in the same `npm run bench:http` run: bare's server CPU per request divided by the route's, one record per processor (model name, family and model). `npm run bench:http -- --check` fails when a share falls more than 20 % below this machine's record; `--record` writes this machine's (docs/benchmarks.md, \"Close to the machine (#27)\").";
 
 const readFile = (): RecordFile => (existsSync(RECORDED_FILE) ? (JSON.parse(readFileSync(RECORDED_FILE, "utf8")) as RecordFile) : { about: ABOUT, records: {} });
 
-/** This machine's record, or undefined when none was taken on its processor model. */
+/** This machine's record, or undefined when none was taken on its processor. */
 export function readRecorded(): Recorded | undefined {
-  return readFile().records[processorModel()];
+  return readFile().records[processorName()];
 }
 
 /** The shares of a run that measured bare node:http, the list route and the chat route; else undefined. */
@@ -94,7 +93,7 @@ export function recordRatios(run: { shares: Record<Route, number>; connections: 
     command: run.command,
   };
   const file = readFile();
-  writeFileSync(RECORDED_FILE, `${JSON.stringify({ about: ABOUT, records: { ...file.records, [processorModel()]: record } }, null, 2)}\n`);
+  writeFileSync(RECORDED_FILE, `${JSON.stringify({ about: ABOUT, records: { ...file.records, [processorName()]: record } }, null, 2)}\n`);
 }
 
 const round = (share: number) => Number(share.toPrecision(3));

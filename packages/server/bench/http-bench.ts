@@ -16,7 +16,7 @@
 // generated support knowledge base),
 // --check (exit 1 when the list or chat route's share of bare node:http in this run — bare's
 // server CPU per request ÷ the route's — falls more than 20 % below the share recorded in
-// http-bench-ratios.json for this machine's processor model; connections and chunks default to the
+// http-bench-ratios.json for this machine's processor (model name, family, model); connections and chunks default to the
 // recorded run's), --record (write this run's shares as this processor's record), --node-args="FLAGS" (more flags for the server's node, e.g.
 // "--max-semi-space-size=8", to compare V8 settings), --warmup S (15: seconds of load on each route
 // before its measured run; with 3, V8 was still compiling the chat's code on its own threads in
@@ -30,9 +30,9 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { buildServer } from "./build-server.js";
 import { question, seededRandom } from "./corpus.js";
-import { checkRatios, processorModel, ratiosOf, readRecorded, RECORDED_FILE, recordRatios, type Recorded } from "./http-bench-ratios.js";
+import { checkRatios, ratiosOf, readRecorded, RECORDED_FILE, recordRatios, type Recorded } from "./http-bench-ratios.js";
 import { cpuSeconds, memoryMiB, startChild, type Child } from "./processes.js";
-import { machineLine, markdownTable, report, verdict, type Measured, type Target } from "./report.js";
+import { machineLine, markdownTable, processorName, report, verdict, type Measured, type Target } from "./report.js";
 import { beirCorpus, seedDatabase } from "./seed.js";
 
 const { values: flags } = parseArgs({
@@ -58,7 +58,7 @@ const { values: flags } = parseArgs({
 const MODE = flags.built ? "built" : flags.tsx ? "tsx" : "bundle";
 const recorded: Recorded | undefined = flags.check ? readRecorded() : undefined;
 if (flags.check && recorded === undefined) {
-  process.stderr.write(`bench:http --check: nothing is recorded for this processor (${processorModel()}); take a quiet run with --record first.\n`);
+  process.stderr.write(`bench:http --check: nothing is recorded for this processor (${processorName()}); take a quiet run with --record first.\n`);
   process.exit(2);
 }
 if (recorded !== undefined) refuseUnlikeRecorded(recorded);

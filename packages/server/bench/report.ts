@@ -1,5 +1,6 @@
 // How the HTTP benchmark prints its figures: one block per run, and a Markdown table.
 import type { Result } from "autocannon";
+import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 
 /** One measured run and the CPU seconds each process spent in it. */
@@ -58,7 +59,28 @@ export function markdownTable(runs: { run: Measured; target?: Target }[], peakMi
 
 /** The machine and its load, printed first by every server benchmark: figures mean little without them. */
 export function machineLine(): string {
-  const processors = cpus();
   const load = loadavg().map((value) => value.toFixed(2)).join(" ");
-  return `Machine: ${processors[0]?.model.trim() ?? "unknown CPU"}, ${processors.length} cores, Node ${process.version}, load average ${load}`;
+  return `Machine: ${processorName()}, ${cpus().length} cores, Node ${process.version}, load average ${load}`;
+}
+
+/**
+ * The processor as Linux names it, with its family and model numbers where /proc/cpuinfo gives
+ * them ("AMD EPYC (family 26, model 2)"): under a hypervisor the model name alone can be the
+ * same for processors generations apart ("AMD EPYC" for families 25 and 26), which differ in
+ * what each request costs.
+ */
+export function processorName(): string {
+  const model = cpus()[0]?.model.trim() ?? "unknown CPU";
+  const cpuinfo = readCpuinfo();
+  const family = /^cpu family\s*:\s*(\d+)[ \t]*$/m.exec(cpuinfo)?.[1];
+  const number = /^model\s*:\s*(\d+)[ \t]*$/m.exec(cpuinfo)?.[1];
+  return family === undefined || number === undefined ? model : `${model} (family ${family}, model ${number})`;
+}
+
+function readCpuinfo(): string {
+  try {
+    return readFileSync("/proc/cpuinfo", "utf8");
+  } catch {
+    return "";
+  }
 }
