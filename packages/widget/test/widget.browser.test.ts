@@ -1,3 +1,4 @@
+import { MAX_MESSAGE_CHARS } from "@parley/core";
 import { replyWith, streamWith } from "@parley/providers/testing";
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -190,11 +191,13 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     expect(directions).toEqual({ visitor: "rtl", reply: ["p:rtl", "ol:rtl", "p:ltr"] });
   });
 
-  it("stops a pasted text at a message's 32,000 characters and says so, and sends what the box holds", async () => {
+  it("stops a pasted text at a message's 32,000 characters (the server's limit) and says so, and sends what the box holds", async () => {
     const textbox = chat(page).getByRole("textbox", { name: "Message" });
     await textbox.focus();
-    await page.keyboard.insertText(`${"é".repeat(31_990)} 0123456789 and more`);
-    expect(await textbox.inputValue()).toHaveLength(32_000);
+    await page.keyboard.insertText(`${"é".repeat(MAX_MESSAGE_CHARS - 10)} 0123456789 and more`);
+    // The frame's box and its sentence say the core's limit, which the frame does not import.
+    expect(await textbox.inputValue()).toHaveLength(MAX_MESSAGE_CHARS);
+    expect(MAX_MESSAGE_CHARS.toLocaleString("en")).toBe("32,000");
     // Grown to its cap of about five lines, the box scrolls.
     expect(await textbox.evaluate((element) => [element.getBoundingClientRect().height, element.scrollHeight > element.clientHeight])).toEqual([120, true]);
     const notice = chat(page).getByRole("status");
