@@ -16,8 +16,8 @@
 // generated support knowledge base),
 // --check (exit 1 when the list or chat route's share of bare node:http in this run — bare's
 // server CPU per request ÷ the route's — falls more than 20 % below the share recorded in
-// http-bench-ratios.json for this machine's processor (model name, family, model); connections and chunks default to the
-// recorded run's), --record (write this run's shares as this processor's record), --node-args="FLAGS" (more flags for the server's node, e.g.
+// http-bench-ratios.json for this machine's processor (model name, family, model); connections
+// and chunks default to the recorded run's), --record (write this run's shares as this processor's record), --node-args="FLAGS" (more flags for the server's node, e.g.
 // "--max-semi-space-size=8", to compare V8 settings), --warmup S (15: seconds of load on each route
 // before its measured run; with 3, V8 was still compiling the chat's code on its own threads in
 // the measured seconds, about 0.15 ms a chat: docs/benchmarks.md, "The warm-up and the heap's
