@@ -1,7 +1,7 @@
 import { replyWith } from "@parley/providers/testing";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { skipWithoutChromium } from "./support/browser.js";
@@ -137,7 +137,7 @@ describe.skipIf(skipWithoutChromium("the console in Chromium"))("the console in 
   });
 
   it("shows a model reply's Markdown as the widget does, and runs nothing of a hostile one", async () => {
-    fixture.openai.chat.enqueue(replyWith('Steps:\n\n1. Empty it.\n\n2. Boil.\n\n| Model | Capacity |\n|---|--:|\n| K1 | 1.7 L |\n\nNot <img src=x onerror="globalThis.__owned=3"> [this](javascript:globalThis.__owned=4)'));
+    fixture.openai.chat.enqueue(replyWith('Steps:\n\n1. Empty it.\n\n2. Boil.\n\n| Model | Capacity |\n|---|--:|\n| K1 | 1.7 L |\n\nNot <img src=x onerror="globalThis.__owned=3"> [this](javascript:globalThis.__owned=4)\n\n- Descale it:\n  - with vinegar'));
     expect((await chat("How do I descale it?", "visitor-markdown")).status).toBe(200);
     await nav(page, "Inbox").click();
     await page.getByRole("link", { name: /Conversation visitor-markdown/ }).click();
@@ -146,6 +146,9 @@ describe.skipIf(skipWithoutChromium("the console in Chromium"))("the console in 
     // One numbered list although its items are apart, and the table in a region the keyboard reaches.
     expect(await reply.locator("ol > li").allTextContents()).toEqual(["Empty it.", "Boil."]);
     expect(await reply.getByRole("region", { name: "Table" }).getByRole("columnheader").allTextContents()).toEqual(["Model", "Capacity"]);
+    // Bullets count from the reply, not from the list of messages it sits in: a disc, then a circle, as in the widget.
+    const bullets = (list: Locator) => list.evaluate((element) => element.ownerDocument.defaultView!.getComputedStyle(element).listStyleType);
+    expect([await bullets(reply.locator("ul").first()), await bullets(reply.locator("ul ul"))]).toEqual(["disc", "circle"]);
     expect(await reply.textContent()).toContain('Not <img src=x onerror="globalThis.__owned=3"> this');
     expect(await page.locator(".messages img, .messages script, .messages a[href^='javascript' i]").count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as Record<string, unknown>).__owned)).toBeUndefined();

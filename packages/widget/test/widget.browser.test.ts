@@ -162,13 +162,14 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
       return {
         lists: [...body.querySelectorAll(":scope > ol")].map((list) => [...list.children].map((item) => item.firstChild?.textContent)),
         nested: [...body.querySelectorAll("ol > li > ul > li")].map((item) => item.textContent),
+        bullets: getComputedStyle(body.querySelector("ol > li > ul")).listStyleType,
         headers: [...region.querySelectorAll("th")].map((cell) => cell.textContent),
         wider: region.scrollWidth > region.clientWidth,
         // A long line of code wraps in the bubble rather than scrolling out of it.
         codeScrolls: body.querySelector("pre").scrollWidth > body.querySelector("pre").clientWidth,
       };
     })()`);
-    expect(shape).toEqual({ lists: [["Empty it.", "Fill it.", "Boil."]], nested: ["with vinegar", "or citric acid"], headers: ["Model", "Capacity", "Power", "Weight", "Colours", "Warranty", "Descale every"], wider: true, codeScrolls: false });
+    expect(shape).toEqual({ lists: [["Empty it.", "Fill it.", "Boil."]], nested: ["with vinegar", "or citric acid"], bullets: "circle", headers: ["Model", "Capacity", "Power", "Weight", "Colours", "Warranty", "Descale every"], wider: true, codeScrolls: false });
     // The table is wider than the bubble: its region takes the focus and scrolls with the arrow keys.
     const region = log.getByRole("region", { name: "Table" }).last();
     await textbox.focus();
