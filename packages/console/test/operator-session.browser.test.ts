@@ -226,6 +226,8 @@ describe.skipIf(skipWithoutChromium("the console in Chromium"))("the console in 
     expect(key).toMatch(/^prl_/);
     expect((await api(fixture.parley.url, key, "/v1/chatbots")).status).toBe(200);
     await screenshot(page, "keys");
+    // The console's own key is marked, a word apart from its name (read aloud as one word before).
+    expect(await page.getByRole("row").filter({ hasText: "In use here" }).getByRole("cell").first().textContent()).toBe("console In use here");
     await page.getByRole("button", { name: "I have copied it" }).click();
     const row = page.getByRole("row").filter({ hasText: "website widget" });
     await row.getByRole("button", { name: "Revoke" }).click();

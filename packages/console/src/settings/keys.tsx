@@ -69,7 +69,7 @@ export function Keys() {
               <tr key={key.id}>
                 <td data-label="Name">
                   {key.name}
-                  {key.current ? <span class="badge human">In use here</span> : null}
+                  {key.current ? <> <span class="badge human">In use here</span></> : null}
                 </td>
                 <td data-label="Scope">{key.scope}</td>
                 <td data-label="Created">{formatTime(key.created_at)}</td>
