@@ -5,8 +5,14 @@
 // 3. peak memory (max RSS of a fresh process) reading a 25 MiB Markdown file and a 25 MiB PDF
 //    (the 200-page catalogue with 24 MiB of random bytes attached by qpdf, standing in for the
 //    images that make real PDFs that large: pdf.js reads neither to extract text), against the
-//    same process doing nothing. Options: --runs N (3, the median is reported).
+//    same process doing nothing;
+// 4. milliseconds to read one HTML page of 25, 125 and 500 KB (a generated documentation page:
+//    navigation, then sections of a heading, a paragraph and a list inside four wrapping divs),
+//    as a reader process reads it (`readHtml`), and Mozilla's Readability alone on the same page
+//    (at least 5 runs of each, alternated). Options: --runs N (3, the median is reported).
 import type { KnowledgeItem, KnowledgeRequest } from "@parley/core";
+import { Readability } from "@mozilla/readability";
+import { parseHTML } from "linkedom";
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -15,6 +21,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createKnowledgeSources } from "../src/index.js";
+import { readHtml } from "../src/read-html.js";
 import { startTestSite } from "../test/site-server.js";
 
 const { values: flags, positionals } = parseArgs({ options: { runs: { type: "string", default: "3" }, "memory-child": { type: "string" } }, allowPositionals: true });
@@ -53,6 +60,21 @@ function peakMemory(path: string): { peakMiB: number; pages: number } {
   return JSON.parse(child.stdout) as { peakMiB: number; pages: number };
 }
 
+/** A documentation page of about `kilobytes` KB: navigation, a footer, and sections nested four divs deep. */
+function documentationPage(kilobytes: number): string {
+  const section = (index: number) =>
+    `<section>${'<div class="wrap">'.repeat(4)}<h2>Step ${index}</h2><p>Step ${index} of the manual explains descaling, the warranty and the keep-warm mode of the kettle.</p><ul><li>Before you start</li><li>What you need</li></ul>${"</div>".repeat(4)}</section>`;
+  let body = "";
+  for (let index = 1; body.length < kilobytes * 1000; index += 1) body += section(index);
+  return `<html><head><title>Manual</title></head><body><nav><a href="/">Home</a> <a href="/help">Help</a></nav><main><article><h1>Manual</h1>${body}</article></main><footer>Kettlebird</footer></body></html>`;
+}
+
+function milliseconds(run: () => unknown): number {
+  const started = process.hrtime.bigint();
+  run();
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
 async function main(): Promise<void> {
   const runs = Math.max(1, Number(flags.runs));
   say(`machine: ${cpus()[0]?.model ?? "?"}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}-${process.arch}, load ${loadavg().map((load) => load.toFixed(1)).join(" ")}`);
@@ -74,6 +96,21 @@ async function main(): Promise<void> {
     say(`site crawl, 100 pages on 127.0.0.1: ${crawlRuns[0]!.pages} pages in ${crawlSeconds.toFixed(2)} s = ${(crawlRuns[0]!.pages / crawlSeconds).toFixed(0)} pages/s`);
   } finally {
     await site.close();
+  }
+
+  for (const kilobytes of [25, 125, 500]) {
+    const page = documentationPage(kilobytes);
+    // One read first, so the parsers' code is compiled before the timed runs; then the two
+    // measurements alternate, so a slower stretch of the machine weighs on both alike.
+    readHtml(page, "https://example.com/manual");
+    const reads: number[] = [];
+    const readabilities: number[] = [];
+    for (let run = 0; run < Math.max(runs, 5); run += 1) {
+      reads.push(milliseconds(() => readHtml(page, "https://example.com/manual")));
+      const document = parseHTML(page).document;
+      readabilities.push(milliseconds(() => new Readability(document as never, { charThreshold: 200, serializer: (element) => element }).parse()));
+    }
+    say(`HTML page of ${(page.length / 1000).toFixed(0)} KB: read in ${median(reads).toFixed(0)} ms; Readability alone on the page, parsed afresh: ${median(readabilities).toFixed(0)} ms`);
   }
 
   const folder = mkdtempSync(join(tmpdir(), "parley-bench-ingest-"));
