@@ -323,6 +323,23 @@ describe.skipIf(skipWithoutChromium("the console in Chromium"))("the console in 
     }
   });
 
+  it("sends a delivery again from its row: the receiver gets the same event a second time, signed again", async () => {
+    await nav(page, "Webhooks").click();
+    const delivered = page.getByRole("row").filter({ hasText: "message.sent" }).filter({ hasText: "delivered" });
+    await delivered.first().waitFor();
+    const before = [...fixture.receiver.received];
+    const seen = new Set(before.map((hook) => hook.headers["webhook-id"]));
+    expect(seen.size).toBe(before.length);
+    await delivered.first().getByRole("button", { name: "Retry delivery of message.sent" }).click();
+    const again = await fixture.receiver.next((hook) => !before.includes(hook) && seen.has(hook.headers["webhook-id"]));
+    const event = new Webhook(webhookSecret).verify(again.body, again.headers) as { type: string };
+    expect(event.type).toBe("message.sent");
+    // A button on every row is outlined, not filled as the page's own buttons are.
+    const background = (name: string) => page.getByRole("button", { name }).first().evaluate((button) => button.ownerDocument.defaultView!.getComputedStyle(button).backgroundColor);
+    expect(await background("Retry delivery of message.sent")).toBe("rgb(255, 255, 255)");
+    expect(await background("Refresh")).toBe("rgb(37, 99, 235)");
+  });
+
   it("loaded nothing from another origin, never put the key in a URL, and broke no CSP rule", async () => {
     await nav(page, "Webhooks").click();
     const delivered = page.getByRole("row").filter({ hasText: "message.sent" }).filter({ hasText: "delivered" });

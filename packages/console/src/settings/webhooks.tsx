@@ -96,7 +96,7 @@ export function Webhooks() {
                 <td data-label="Next attempt">{formatTime(delivery.next_attempt_at)}</td>
                 <td data-label="Created">{formatTime(delivery.created_at)}</td>
                 <td class="row-actions">
-                  <button type="button" aria-label={`Retry delivery of ${delivery.event_type}`} onClick={() => void action.run(() => retryDelivery(delivery.id)).then(() => deliveries.reload())}>
+                  <button type="button" class="secondary" aria-label={`Retry delivery of ${delivery.event_type}`} onClick={() => void action.run(() => retryDelivery(delivery.id)).then(() => deliveries.reload())}>
                     Retry
                   </button>
                 </td>
