@@ -126,6 +126,15 @@ describe.skipIf(skipWithoutChromium("the console at phone width (375 px) in Chro
     expect(legend).toMatch(/Used this month: \d+/);
     expect(legend).toContain("Plan limit: 1,000 (above the top of the chart)");
     expect(legend).not.toContain("--");
+    // Each colour key stays beside its label, even the long one that wraps at this width.
+    const apart = await page.locator(".chart .u-legend th").evaluateAll((cells) =>
+      cells.flatMap((cell) => {
+        const marker = cell.querySelector(".u-marker")!.getBoundingClientRect();
+        const label = cell.querySelector(".u-label")!.getBoundingClientRect();
+        return marker.top >= label.top && marker.bottom <= label.bottom ? [] : [cell.textContent];
+      }),
+    );
+    expect(apart).toEqual([]);
     await expectFits(page, "usage");
   });
 
