@@ -41,6 +41,14 @@ export class FetchError extends Error {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** The socket errors an operator meets most, in words; the code follows in parentheses. */
+const SOCKET_ERRORS: Record<string, string> = {
+  ECONNREFUSED: "the connection was refused",
+  ECONNRESET: "the connection was reset",
+  ETIMEDOUT: "the connection timed out",
+  EHOSTUNREACH: "the host could not be reached",
+  ENETUNREACH: "the network could not be reached",
+};
 
 /** Fetches URLs over node:http(s) with the limits above, checking every address it connects to. */
 export function createFetcher(options: FetcherOptions) {
@@ -116,7 +124,8 @@ export function createFetcher(options: FetcherOptions) {
     }
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOTFOUND" || code === "EAI_AGAIN") return new FetchError(url, `${new URL(url).hostname} could not be resolved.`);
-    return new FetchError(url, `${url} could not be fetched: ${code ?? error.message}.`);
+    const words = code === undefined ? undefined : SOCKET_ERRORS[code];
+    return new FetchError(url, `${url} could not be fetched: ${words ? `${words} (${code})` : (code ?? error.message)}.`);
   }
 
   function refused(url: string, error: NonPublicAddressError): FetchError {

@@ -1,4 +1,5 @@
 import type { KnowledgeItem, KnowledgeRequest } from "@parley/core";
+import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKnowledgeSources, type KnowledgeSourcesOptions } from "../src/index.js";
 import type { LookupFunction } from "../src/public-lookup.js";
@@ -54,6 +55,18 @@ describe("one page", () => {
     expect(await read(url("/huge"))).toEqual([{ source: `${site.origin}/huge`, error: `${site.origin}/huge is larger than 2 MiB.` }]);
     expect(await read(url("/slow"), { fetchTimeoutMs: 200 })).toEqual([{ source: `${site.origin}/slow`, error: `${site.origin}/slow did not answer within 0.2 s.` }]);
     expect(await read(url("/missing"))).toEqual([{ source: `${site.origin}/missing`, error: `${site.origin}/missing answered HTTP 404.` }]);
+  });
+
+  it("says in words that a host refused the connection, at its robots.txt, which is read first", async () => {
+    // A port of 127.0.0.1 that was just listening and is closed: nothing answers there.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const origin = `http://127.0.0.1:${port}`;
+    expect(await read({ kind: "url", url: `${origin}/help`, crawl: "page", maxPages: 1 })).toEqual([
+      { source: `${origin}/help`, error: `${origin}/robots.txt could not be fetched: the connection was refused (ECONNREFUSED).` },
+    ]);
   });
 
   it("stops after the redirect limit", async () => {
