@@ -11,7 +11,6 @@
 //    as a reader process reads it (`readHtml`), and Mozilla's Readability alone on the same page
 //    (at least 5 runs of each, alternated). Options: --runs N (3, the median is reported).
 import type { KnowledgeItem, KnowledgeRequest } from "@parley/core";
-import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -21,7 +20,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createKnowledgeSources } from "../src/index.js";
-import { readHtml } from "../src/read-html.js";
+import { readArticle, readHtml } from "../src/read-html.js";
 import { startTestSite } from "../test/site-server.js";
 
 const { values: flags, positionals } = parseArgs({ options: { runs: { type: "string", default: "3" }, "memory-child": { type: "string" } }, allowPositionals: true });
@@ -108,7 +107,7 @@ async function main(): Promise<void> {
     for (let run = 0; run < Math.max(runs, 5); run += 1) {
       reads.push(milliseconds(() => readHtml(page, "https://example.com/manual")));
       const document = parseHTML(page).document;
-      readabilities.push(milliseconds(() => new Readability(document as never, { charThreshold: 200, serializer: (element) => element }).parse()));
+      readabilities.push(milliseconds(() => readArticle(document)));
     }
     say(`HTML page of ${(page.length / 1000).toFixed(0)} KB: read in ${median(reads).toFixed(0)} ms; Readability alone on the page, parsed afresh: ${median(readabilities).toFixed(0)} ms`);
   }

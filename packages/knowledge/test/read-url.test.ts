@@ -1,5 +1,4 @@
 import type { KnowledgeItem, KnowledgeRequest } from "@parley/core";
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKnowledgeSources, type KnowledgeSourcesOptions } from "../src/index.js";
 import type { LookupFunction } from "../src/public-lookup.js";
@@ -58,12 +57,10 @@ describe("one page", () => {
   });
 
   it("says in words that a host refused the connection, at its robots.txt, which is read first", async () => {
-    // A port of 127.0.0.1 that was just listening and is closed: nothing answers there.
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
-    const { port } = closed.address() as { port: number };
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const origin = `http://127.0.0.1:${port}`;
+    // A site that was just listening on 127.0.0.1 and is closed: nothing answers at its port.
+    const gone = await startTestSite();
+    await gone.close();
+    const origin = gone.origin;
     expect(await read({ kind: "url", url: `${origin}/help`, crawl: "page", maxPages: 1 })).toEqual([
       { source: `${origin}/help`, error: `${origin}/robots.txt could not be fetched: the connection was refused (ECONNREFUSED).` },
     ]);
