@@ -1,4 +1,5 @@
 import { DocumentError } from "./document-error.js";
+import { fromDocumentMessage } from "./document-message.js";
 import type { DocumentBytes, ReadDocument } from "./read-document.js";
 import type { WorkerAnswer, WorkerRequest } from "./read-document-worker.js";
 import { DEFAULT_READ_LIMITS, type ReadLimits } from "./read-limits.js";
@@ -102,7 +103,7 @@ export function createDocumentReader(options: DocumentReaderOptions = {}): Docum
       };
       // A stack overflow the process caught (TOO_COMPLEX) is a limit hit too: that process is not reused.
       const onMessage = (message: WorkerAnswer) => {
-        if ("result" in message) settle(message, true);
+        if ("result" in message) settle({ result: fromDocumentMessage(message.result) }, true);
         else if ("error" in message) settle(message, message.error !== TOO_COMPLEX);
       };
       const send = () => {

@@ -2,6 +2,7 @@
 // document per message and answers with the document or a per-document error detail. The
 // bootstrap that imports it has already lowered the process's priority.
 import { Worker } from "node:worker_threads";
+import { toDocumentMessage, type DocumentMessage } from "./document-message.js";
 import { readDocument, type DocumentBytes } from "./read-document.js";
 import type { ReadLimits } from "./read-limits.js";
 import { readerErrorDetail } from "./reader-errors.js";
@@ -12,8 +13,8 @@ export interface WorkerRequest {
   limits: ReadLimits;
 }
 
-/** What the process answers: the document, or the detail of why it failed. */
-export type WorkerAnswer = { ready: true } | { result: Awaited<ReturnType<typeof readDocument>> } | { error: string };
+/** What the process answers: the document (its text left to the server to join), or the detail of why it failed. */
+export type WorkerAnswer = { ready: true } | { result: DocumentMessage } | { error: string };
 
 /** How often the reader checks that the server that started it still runs. */
 const PARENT_CHECK_MS = 1_000;
@@ -27,7 +28,7 @@ process.on("disconnect", () => process.exit(0));
 process.on("uncaughtException", (error) => process.send!({ error: readerErrorDetail(error) } satisfies WorkerAnswer, undefined, {}, () => process.exit(1)));
 process.on("message", (request: WorkerRequest) => {
   readDocument(request.input, request.limits).then(
-    (result) => answer({ result }),
+    (result) => answer({ result: toDocumentMessage(result) }),
     (error: unknown) => answer({ error: readerErrorDetail(error) }),
   );
 });

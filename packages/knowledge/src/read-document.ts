@@ -50,11 +50,14 @@ export async function readDocument(input: DocumentBytes, limits: ReadLimits = DE
     const heading = type === "markdown" ? /^#\s+(.+)$/m.exec(text)?.[1]?.trim() : undefined;
     read = { title: heading || fileName, source: input.source, text };
   }
-  const text = read.text ?? (read.sections ?? []).map((section) => section.text).join("\n\n");
+  const text = read.text ?? textOfSections(read.sections ?? []);
   if (text.trim() === "") throw new DocumentError("The document has no text.");
   const document: DocumentInput = { source: read.source, title: read.title, text, type, ...(read.sections ? { sections: read.sections } : {}) };
   return { document, type, links: read.links ?? [] };
 }
+
+/** A sectioned document's text: its sections' texts, a blank line between them. */
+export const textOfSections = (sections: readonly Section[]): string => sections.map((section) => section.text).join("\n\n");
 
 /**
  * Text in the encoding a byte-order mark, the HTTP content type or an HTML `<meta charset>`

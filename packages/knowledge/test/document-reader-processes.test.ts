@@ -2,7 +2,7 @@ import type * as ChildProcesses from "node:child_process";
 import type { ChildProcess, SpawnOptions } from "node:child_process";
 import { once } from "node:events";
 import { describe, expect, it, vi } from "vitest";
-import { createDocumentReader } from "../src/index.js";
+import { createDocumentReader, readDocument } from "../src/index.js";
 import { poisonHtml } from "./hostile-documents.js";
 
 // Every process the reader starts, with its arguments and options, to tell a reused reader
@@ -68,6 +68,26 @@ describe("the document reader's processes (issue 24)", () => {
       expect(children.filter((child) => child.killed)).toHaveLength(1);
       expect((await reader.read(page("Three."))).document.text).toBe("Three.");
       expect(started).toHaveLength(2);
+    } finally {
+      started.splice(0);
+      await reader.close();
+    }
+  }, 60_000);
+
+  it("sends a sectioned document's text once: the server joins its sections' texts again", async () => {
+    started.splice(0);
+    const reader = createDocumentReader();
+    const html = "<title>Guide</title><h1>Guide</h1><p>Start here.</p><h2>Setup</h2><p>Plug it in.</p><h2>Care</h2><p>Wipe it dry.</p>";
+    const input = { bytes: Buffer.from(html), name: "guide.html", source: "guide.html" };
+    try {
+      const warm = await reader.read(page("Warm."));
+      expect(warm.document.text).toBe("Warm.");
+      const answers: unknown[] = [];
+      started[0]!.child.on("message", (message) => answers.push(message));
+      const read = await reader.read(input);
+      expect(read).toEqual(await readDocument(input));
+      expect(read.document.sections!.length).toBeGreaterThan(1);
+      expect(answers).toEqual([{ result: expect.objectContaining({ document: expect.not.objectContaining({ text: expect.anything() }) }) }]);
     } finally {
       started.splice(0);
       await reader.close();

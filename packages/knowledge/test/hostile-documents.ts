@@ -40,6 +40,12 @@ export function manyPagePdf(pages: number): Buffer {
   return Buffer.from(body, "latin1");
 }
 
+/** The two parts every DOCX has beside its document. */
+const CONTENT_TYPES =
+  '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>';
+const RELATIONSHIPS =
+  '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>';
+
 /**
  * A DOCX whose document part really inflates to `unpackedBytes` of XML while every ZIP header
  * declares 1,000 bytes: the patched-header bomb (300 KB took 380 MB when the headers were trusted).
@@ -53,12 +59,33 @@ export function zipBombDocx(unpackedBytes: number): Buffer {
   ]);
   return zip(
     [
-      ["[Content_Types].xml", Buffer.from('<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>')],
-      ["_rels/.rels", Buffer.from('<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>')],
+      ["[Content_Types].xml", Buffer.from(CONTENT_TYPES)],
+      ["_rels/.rels", Buffer.from(RELATIONSHIPS)],
       ["word/document.xml", documentXml],
     ],
     { declaredSize: 1_000 },
   );
+}
+
+/**
+ * A DOCX of about `textBytes` of text: sections of a heading and ten paragraphs each, every
+ * paragraph a different sentence. Large, not hostile: for measuring what a big document costs.
+ */
+export function largeDocx(textBytes: number): Buffer {
+  const sentence = (n: number) => `Paragraph ${n} of the manual explains how the Acme kettle number ${n} boils water and how to descale it.`;
+  const parts: string[] = [];
+  for (let n = 0, size = 0; size < textBytes; n += 1) {
+    if (n % 10 === 0) parts.push(`<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>Section ${n / 10}</w:t></w:r></w:p>`);
+    const text = sentence(n);
+    parts.push(`<w:p><w:r><w:t>${text}</w:t></w:r></w:p>`);
+    size += text.length;
+  }
+  const documentXml = Buffer.from(`<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${parts.join("")}</w:body></w:document>`);
+  return zip([
+    ["[Content_Types].xml", Buffer.from(CONTENT_TYPES)],
+    ["_rels/.rels", Buffer.from(RELATIONSHIPS)],
+    ["word/document.xml", documentXml],
+  ]);
 }
 
 /** A deflated ZIP of `entries`; `declaredSize` overwrites every header's uncompressed size (a lie). */
