@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOperatorServer, type OperatorServer } from "./admin-test-support.js";
-import { openEventStream, type EventStreamClient } from "./sse-client.js";
+import { openEventStream, type OpenStream } from "./sse-client.js";
 
 let server: OperatorServer;
 beforeAll(async () => {
@@ -11,7 +11,7 @@ afterAll(async () => {
 });
 
 const poll = { timeout: 10_000, interval: 10 };
-const typesOf = (stream: EventStreamClient) => stream.events.map((event) => event.event);
+const typesOf = (stream: OpenStream) => stream.events.map((event) => event.event);
 /** The ids and types of a user's events in the outbox after one event (or all), in order: what a stream must carry. */
 function outboxAfter(userId: string, afterId?: string) {
   const rows = server.runtime.database
@@ -21,7 +21,7 @@ function outboxAfter(userId: string, afterId?: string) {
     .all(userId, afterId ?? null) as { id: string; type: string }[];
   return rows.map((row) => ({ id: row.id, event: row.type }));
 }
-const idsAndTypes = (stream: EventStreamClient) => stream.events.map(({ id, event }) => ({ id, event }));
+const idsAndTypes = (stream: OpenStream) => stream.events.map(({ id, event }) => ({ id, event }));
 
 describe("GET /v1/admin/events (Server-Sent Events)", () => {
   it("streams the caller's events live, each with its id, its type and the webhook body, and none of another user's", async () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNKNOWN_ID } from "./admin-test-support.js";
 import { expectDocumented } from "./openapi-support.js";
-import { openStream, startWidgetServer, type WidgetServer } from "./widget-test-support.js";
+import { openStream } from "./sse-client.js";
+import { startWidgetServer, type WidgetServer } from "./widget-test-support.js";
 
 // Every answer of the widget's routes is the one docs/openapi.json documents: status, headers,
 // schema and the words of its detail.

@@ -4,7 +4,7 @@ import { openRuntime } from "../src/runtime/open-runtime.js";
 import type { ParleyRuntime } from "../src/runtime/open-parley.js";
 import { startServer, type RunningServer } from "../src/runtime/serve.js";
 import { call, environment } from "./harness.js";
-import { openStream } from "./widget-test-support.js";
+import { openStream } from "./sse-client.js";
 import { startTestPostgres, testDatabaseUrl, type TestPostgres } from "./test-postgres-url.js";
 
 // The widget's routes on PostgreSQL with two server processes' worth of runtimes (their own

@@ -4,8 +4,8 @@ import { createVisitorTokens, VISITOR_TOKEN_TTL_MICROS } from "@parley/core";
 import { replyWith, streamWith } from "@parley/providers/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TIME, UNKNOWN_ID, UUID } from "./admin-test-support.js";
-import { openEventStream } from "./sse-client.js";
-import { openStream, SECRET_KEY, startWidgetServer, type WidgetServer } from "./widget-test-support.js";
+import { openEventStream, openStream } from "./sse-client.js";
+import { SECRET_KEY, startWidgetServer, type WidgetServer } from "./widget-test-support.js";
 
 // The widget's public routes over HTTP against a real server (docs/design.md §14): texts and
 // statuses, tokens, the pipeline, streaming, the session's events.

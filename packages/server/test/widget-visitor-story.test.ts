@@ -7,7 +7,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, environment } from "./harness.js";
 import { runCliHere, startReceiver } from "./webhook-test-support.js";
-import { openStream } from "./widget-test-support.js";
+import { openStream } from "./sse-client.js";
 
 // A visitor's story end to end (issue 22, docs/design.md §14) on a real `parley serve` child
 // process, set up the way an owner would: the CLI turns the widget on, lists the website and
