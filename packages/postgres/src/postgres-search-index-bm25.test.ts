@@ -1,8 +1,9 @@
-import type { DocumentToIndex, EmbeddingSpace } from "@parley/core";
+import type { EmbeddingSpace } from "@parley/core";
 import { createSqliteSearchIndex, openDatabase } from "@parley/sqlite";
 import type pg from "pg";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createPostgresSearchIndex } from "./postgres-search-index.js";
+import { generatedDocuments } from "./test-documents.js";
 import { truncateSearch } from "./test-pglite.js";
 import { useSearchDatabase } from "./test-search-database.js";
 
@@ -20,28 +21,9 @@ beforeEach(async () => {
   await truncateSearch(pool);
 });
 
-/** A deterministic pseudo-random stream (tests stay reproducible). */
-function random(seed: number) {
-  let state = seed;
-  return () => ((state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-}
-const VOCABULARY = "refund shipping courier europe invoice parcel delivery return warranty battery screen charger cable order account password".split(" ");
-function documents(count: number, seed: number): DocumentToIndex[] {
-  const next = random(seed);
-  const pick = () => VOCABULARY[Math.floor(next() * VOCABULARY.length)]!;
-  return Array.from({ length: count }, (_, index) => ({
-    source: `doc-${index}.md`,
-    title: `${pick()} ${pick()}`,
-    chunks: Array.from({ length: 1 + Math.floor(next() * 3) }, () => ({
-      text: Array.from({ length: 5 + Math.floor(next() * 30) }, pick).join(" ") + " and the, of a",
-      embedding: Float32Array.from([next() - 0.5, next() - 0.5, next() - 0.5]),
-    })),
-  }));
-}
-
 describe("BM25 on PostgreSQL", () => {
   it("ranks and scores as SQLite's FTS5 bm25 on the same chunks", async () => {
-    const corpus = documents(60, 7);
+    const corpus = generatedDocuments(60, 7);
     const postgres = createPostgresSearchIndex({ pool });
     const database = openDatabase({ path: ":memory:" });
     const sqlite = createSqliteSearchIndex({ database });
@@ -61,9 +43,9 @@ describe("BM25 on PostgreSQL", () => {
 
   it("keeps chunk count, total length and document frequencies equal to the chunks, through replaces and deletes", async () => {
     const index = createPostgresSearchIndex({ pool });
-    await index.replaceDocuments(BOT, SPACE, documents(40, 1));
-    await index.replaceDocuments(BOT, SPACE, documents(25, 2)); // replaces doc-0 … doc-24
-    await index.replaceDocuments(OTHER, SPACE, documents(10, 3));
+    await index.replaceDocuments(BOT, SPACE, generatedDocuments(40, 1));
+    await index.replaceDocuments(BOT, SPACE, generatedDocuments(25, 2)); // replaces doc-0 … doc-24
+    await index.replaceDocuments(OTHER, SPACE, generatedDocuments(10, 3));
     for (let document = 30; document < 40; document += 1) await index.deleteDocument(BOT, `doc-${document}.md`);
     await index.replaceDocument(BOT, SPACE, { source: "doc-3.md", title: "t", chunks: [] });
     const stored = await pool.query(`SELECT b.chatbot_id, b.chunk_count, b.total_length,

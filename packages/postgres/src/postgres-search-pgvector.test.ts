@@ -1,7 +1,8 @@
-import type { DocumentToIndex, EmbeddingSpace } from "@parley/core";
+import type { EmbeddingSpace } from "@parley/core";
 import type pg from "pg";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createPostgresSearchIndex } from "./postgres-search-index.js";
+import { generatedDocuments } from "./test-documents.js";
 import { truncateSearch, usePglite } from "./test-pglite.js";
 
 // pgvector's own part: the HNSW index of a large chatbot. Only PGlite has pgvector on this
@@ -19,31 +20,12 @@ beforeEach(async () => {
   await truncateSearch(pool);
 });
 
-/** A deterministic pseudo-random stream (tests stay reproducible). */
-function random(seed: number) {
-  let state = seed;
-  return () => ((state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-}
-const VOCABULARY = "refund shipping courier europe invoice parcel delivery return warranty battery screen charger cable order account password".split(" ");
-function documents(count: number, seed: number): DocumentToIndex[] {
-  const next = random(seed);
-  const pick = () => VOCABULARY[Math.floor(next() * VOCABULARY.length)]!;
-  return Array.from({ length: count }, (_, index) => ({
-    source: `doc-${index}.md`,
-    title: `${pick()} ${pick()}`,
-    chunks: Array.from({ length: 1 + Math.floor(next() * 3) }, () => ({
-      text: Array.from({ length: 5 + Math.floor(next() * 30) }, pick).join(" ") + " and the, of a",
-      embedding: Float32Array.from([next() - 0.5, next() - 0.5, next() - 0.5]),
-    })),
-  }));
-}
-
 describe("vectors on pgvector", () => {
   it("a chatbot past the threshold gets an HNSW index of its own rows, and finds what an exact search finds", async () => {
     const exact = createPostgresSearchIndex({ pool });
     const indexed = createPostgresSearchIndex({ pool, hnswThreshold: 50 });
-    await indexed.replaceDocuments(BOT, SPACE, documents(80, 6));
-    await indexed.replaceDocuments(OTHER, SPACE, documents(15, 5)); // at most 45 chunks, below the threshold: no index
+    await indexed.replaceDocuments(BOT, SPACE, generatedDocuments(80, 6));
+    await indexed.replaceDocuments(OTHER, SPACE, generatedDocuments(15, 5)); // at most 45 chunks, below the threshold: no index
     const { rows } = await pool.query("SELECT indexname, indexdef FROM pg_indexes WHERE indexname LIKE 'search_chunks_hnsw_%'");
     expect(rows).toHaveLength(1);
     expect(rows[0].indexdef).toMatch(/USING hnsw .*vector_cosine_ops.*WHERE \(bot = '?1'?(::bigint)?\)/);
@@ -61,7 +43,7 @@ describe("vectors on pgvector", () => {
 
   it("a reindex into another space drops the old HNSW index and builds one in the new dimensions", async () => {
     const index = createPostgresSearchIndex({ pool, hnswThreshold: 20 });
-    await index.replaceDocuments(BOT, SPACE, documents(30, 8));
+    await index.replaceDocuments(BOT, SPACE, generatedDocuments(30, 8));
     const chunks = await index.listChunks(BOT, { limit: 1_000 });
     const NEW: EmbeddingSpace = { embedderId: "test-2", dimensions: 2 };
     await index.replaceEmbeddings(BOT, NEW, chunks.map((chunk, position) => ({ chunkId: chunk.chunkId, embedding: Float32Array.from([1, position]) })), { reset: true });
