@@ -42,6 +42,47 @@ export function runCli(args: string[], env: Record<string, string | undefined>):
   });
 }
 
+/** `parley serve` in a child process: its address, what it wrote to stderr, and its exit. */
+export interface ServeChild {
+  url: string;
+  stderr(): string;
+  /** Resolves with the exit code once the process has ended. */
+  exited: Promise<number | null>;
+  stop(signal?: NodeJS.Signals): void;
+}
+
+/**
+ * Starts `parley serve --port 0` from its sources in a child process and resolves with its
+ * address once it says it listens; rejects with its stderr if it ends first, or (killing it) if
+ * it has not listened within `startMs`, a guard against a hang rather than a measure.
+ */
+export function serveCli(env: Record<string, string | undefined>, startMs = 60_000): Promise<ServeChild> {
+  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "test/run-cli.ts", "serve", "--port", "0"], {
+    cwd: SERVER_ROOT,
+    env: { PATH: process.env.PATH, ...env } as NodeJS.ProcessEnv,
+  });
+  let stderr = "";
+  child.stdout.resume();
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  return new Promise((resolve, reject) => {
+    const hung = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`parley serve did not listen within ${startMs} ms: ${stderr}`));
+    }, startMs);
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk;
+      const url = /listening on (http:\/\/\S+) /.exec(stderr)?.[1];
+      if (url === undefined) return;
+      clearTimeout(hung);
+      resolve({ url, stderr: () => stderr, exited, stop: (signal = "SIGTERM") => void child.kill(signal) });
+    });
+    void exited.then((code) => {
+      clearTimeout(hung);
+      reject(new Error(`parley serve ended with ${code} before it listened: ${stderr}`));
+    });
+  });
+}
+
 /** A temporary folder with a database path, and an environment pointing the providers at a fake OpenAI. */
 export async function environment(extra: Record<string, string> = {}) {
   const folder = mkdtempSync(join(tmpdir(), "parley-server-"));

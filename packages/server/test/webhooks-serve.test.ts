@@ -1,8 +1,6 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, environment } from "./harness.js";
+import { call, environment, serveCli } from "./harness.js";
 import { runCliHere, startReceiver } from "./webhook-test-support.js";
 
 let context: Awaited<ReturnType<typeof environment>>;
@@ -22,17 +20,9 @@ describe("parley serve and webhooks", () => {
     const receiver = await startReceiver();
     const { secret } = await cli("webhook", "add", "--user", user.id as string, "--url", receiver.url);
 
-    const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "test/run-cli.ts", "serve", "--port", "0"], {
-      cwd: fileURLToPath(new URL("..", import.meta.url)),
-      env: { PATH: process.env.PATH, ...context.env },
-    });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
-    child.stdout.resume();
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const server = await serveCli(context.env);
     try {
-      await expect.poll(() => stderr, { timeout: 30_000, interval: 50 }).toMatch(/listening on http/);
-      const url = /listening on (http:\/\/\S+) /.exec(stderr)![1]!;
+      const { url } = server;
       const chat = await call(`${url}/v1/chatbots/${bot.id as string}/chat`, { key: key as string, body: { message: "Do you ship to Norway?", session_id: "visitor-7" } });
       expect(chat.status).toBe(200);
       // The chat committed the events; the bus wakes the dispatcher, which posts them at once.
@@ -46,9 +36,9 @@ describe("parley serve and webhooks", () => {
         { type: "message.sent", data: { session_id: "visitor-7", role: "assistant", author: "model", content: (chat.json as { response: string }).response } },
       ]);
     } finally {
-      child.kill("SIGTERM");
+      server.stop();
     }
-    expect(await exited).toBe(0);
+    expect(await server.exited).toBe(0);
     await receiver.close();
     const delivered = (await cli("webhook", "deliveries", "--status", "delivered")).deliveries as unknown[];
     expect(delivered).toHaveLength(3);

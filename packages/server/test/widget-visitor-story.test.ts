@@ -1,13 +1,11 @@
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { streamWith } from "@parley/providers/testing";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, environment } from "./harness.js";
-import { runCliHere, startReceiver } from "./webhook-test-support.js";
+import { call, environment, serveCli } from "./harness.js";
 import { openStream } from "./sse-client.js";
+import { runCliHere, startReceiver } from "./webhook-test-support.js";
 
 // A visitor's story end to end (issue 22, docs/design.md §14) on a real `parley serve` child
 // process, set up the way an owner would: the CLI turns the widget on, lists the website and
@@ -41,17 +39,9 @@ describe("a visitor on the owner's website", () => {
     const receiver = await startReceiver();
     const { secret } = await cli("webhook", "add", "--user", user.id as string, "--url", receiver.url);
 
-    const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "test/run-cli.ts", "serve", "--port", "0"], {
-      cwd: fileURLToPath(new URL("..", import.meta.url)),
-      env: { PATH: process.env.PATH, ...context.env },
-    });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
-    child.stdout.resume();
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const server = await serveCli(context.env);
     try {
-      await expect.poll(() => stderr, { timeout: 60_000, interval: 50 }).toMatch(/listening on http/);
-      const url = /listening on (http:\/\/\S+) /.exec(stderr)![1]!;
+      const { url } = server;
       const fromSite = { origin: SITE };
       const widget = (path: string) => `${url}/v1/widget/${botId}${path}`;
 
@@ -128,9 +118,9 @@ describe("a visitor on the owner's website", () => {
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
       expect((refused.json as { detail: string }).detail).toMatch(/session/i);
     } finally {
-      child.kill("SIGTERM");
+      server.stop();
       await receiver.close();
     }
-    expect(await exited).toBe(0);
+    expect(await server.exited).toBe(0);
   }, 120_000);
 });
