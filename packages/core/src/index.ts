@@ -60,6 +60,7 @@ export { signWebhook, webhookBody, webhookHeaders } from "./webhooks/sign-webhoo
 export { deliveryStateAfter } from "./webhooks/delivery-state.js";
 export { createEventFeed, type EventFeed, type FeedListener } from "./events/event-feed.js";
 export { createIngestionRunner, type IngestionRunner, type IngestionRunnerOptions } from "./admin/ingestion-runner.js";
+export { createUnansweredWatch, UNANSWERED_AFTER_MS, type UnansweredWatch, type UnansweredWatchOptions } from "./chat/unanswered-watch.js";
 export { INGESTION_LEASE_MS, runIngestion, queueIngestion } from "./admin/ingestion-jobs.js";
 export type { Operator } from "./operator/create-operator.js";
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page, type PageRequest } from "./operator/pages.js";

@@ -37,6 +37,7 @@ import { findWidgetChatbot } from "./widget/widget-chatbot.js";
 import { rateReply, type FeedbackView, type RateReplyInput } from "./widget/rate-reply.js";
 import { createEphemeralWidgetSecrets, verifyWidgetUserHash, widgetSecretOf } from "./widget/widget-secrets.js";
 import { createEphemeralWebhookSecrets } from "./webhooks/derived-webhook-secrets.js";
+import { createUnansweredWatch, type UnansweredWatch, type UnansweredWatchOptions } from "./chat/unanswered-watch.js";
 import { createWebhookDispatcher, type WebhookDispatcherOptions } from "./webhooks/webhook-dispatcher.js";
 import type { ParleySettings, RetrievalSettings } from "./settings.js";
 import type { ChunkOptions } from "./retrieval/chunker.js";
@@ -264,10 +265,6 @@ export function createParley(options: ParleyOptions) {
       retryWebhookDelivery: (deliveryId: string) => retryWebhookDelivery(dependencies, deliveryId),
     },
 
-    /**
-     * A webhook dispatcher on this instance's storage, secrets, clock, ids and event bus; call
-     * `start()` on it (the server does) or `runOnce()`.
-     */
     /** Live events from the outbox, one reader for every subscriber (the SSE route uses it). */
     createEventFeed: (options: { pollMs?: number } = {}) => createEventFeed({ storage: dependencies.storage, events: dependencies.events, ...options }),
 
@@ -278,6 +275,16 @@ export function createParley(options: ParleyOptions) {
       return runner;
     },
 
+    /**
+     * The watch that marks, once after a start, the conversations a process left without a reply
+     * when it ended; call `start()` on it (the server does) or `runOnce()`.
+     */
+    createUnansweredWatch: (options: UnansweredWatchOptions = {}): UnansweredWatch => createUnansweredWatch(dependencies, options),
+
+    /**
+     * A webhook dispatcher on this instance's storage, secrets, clock, ids and event bus; call
+     * `start()` on it (the server does) or `runOnce()`.
+     */
     createWebhookDispatcher: (overrides: Partial<WebhookDispatcherOptions> = {}) =>
       createWebhookDispatcher({
         storage: dependencies.storage,

@@ -60,6 +60,15 @@ export const STORAGE_SQL = preparedStatements("storage", {
   lockConversation: `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE chatbot_id = $1 AND session_id = $2 FOR UPDATE`,
   setHumanTakeover: `UPDATE conversations SET human_takeover = $1, updated_at = $2 WHERE id = $3 RETURNING ${CONVERSATION_COLUMNS}`,
   markNeedsAttention: "UPDATE conversations SET needs_attention = true, attention_reason = 'provider_failed', updated_at = greatest(updated_at, $1) WHERE id = $2",
+  // A visitor message the chatbot left unanswered, with no takeover or hand-back since: a reply cut off with its process.
+  // `updated_at < $1` stands outside the subquery too, where PostgreSQL checks it again on a row a
+  // concurrent step changed: a reply stored meanwhile moves the activity past the cut-off.
+  markUnansweredConversations: `UPDATE conversations SET needs_attention = true, attention_reason = 'provider_failed', updated_at = greatest(updated_at, $2)
+    WHERE updated_at < $1 AND id IN (SELECT conversations.id FROM conversations
+      JOIN messages latest ON latest.seq = (SELECT max(seq) FROM messages WHERE messages.conversation_id = conversations.id)
+      WHERE conversations.needs_attention = false AND conversations.human_takeover = false
+        AND latest.role = 'user' AND latest.created_at < $1
+        AND NOT EXISTS (SELECT 1 FROM conversation_events WHERE conversation_events.conversation_id = conversations.id AND conversation_events.at >= latest.created_at))`,
 
   // Newest first so LIMIT keeps the most recent; the caller reverses to oldest first.
   recentMessages: `SELECT ${MESSAGE_READ_COLUMNS} FROM messages WHERE conversation_id = $1 ORDER BY seq DESC LIMIT $2`,

@@ -383,6 +383,9 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     async markNeedsAttention(conversationId, at) {
       await pool.query(SQL.markNeedsAttention, [at, conversationId]);
     },
+    async markUnansweredConversations({ before, at }) {
+      return (await pool.query(SQL.markUnansweredConversations, [before, at])).rowCount ?? 0;
+    },
 
     async findConversation(chatbotId, sessionId) {
       const { rows } = await pool.query<ConversationRow>(SQL.findConversation, [chatbotId, toText(sessionId)]);

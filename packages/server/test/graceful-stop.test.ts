@@ -118,3 +118,33 @@ describe("SIGTERM", () => {
     expect(rows(env.PARLEY_DB, "SELECT role, content FROM messages")).toEqual([{ role: "user", content: "a very slow question" }]);
   }, 60_000);
 });
+
+describe("SIGKILL", () => {
+  it("leaves the visitor's message of a reply cut off with the process, and marks its conversation for an agent once started again", async () => {
+    const env = { ...context.env, PARLEY_DB: join(context.folder, "killed.db"), PARLEY_UNANSWERED_AFTER_MS: "0" };
+    const { key, botId } = await seed(env);
+    const server = await serveChild(env);
+    let answerModel!: () => void;
+    const modelMayAnswer = new Promise<void>((resolve) => (answerModel = resolve));
+    const before = context.openai.chat.requestCount;
+    context.openai.chat.enqueue(replyWith("never stored", { until: modelMayAnswer }));
+    const inFlight = call(`${server.url}/v1/chatbots/${botId}/chat`, { key, body: { message: "are you there?", session_id: "killed" } }).then(
+      (response) => response.status,
+      () => "cut",
+    );
+    await expect.poll(() => context.openai.chat.requestCount, { timeout: 30_000, interval: 10 }).toBe(before + 1);
+    server.process.kill("SIGKILL");
+    expect(await server.exited).toEqual({ code: null, signal: "SIGKILL" });
+    expect(await inFlight).toBe("cut");
+    answerModel();
+    const attention = "SELECT needs_attention, attention_reason FROM conversations";
+    expect(rows(env.PARLEY_DB, "SELECT role, content FROM messages")).toEqual([{ role: "user", content: "are you there?" }]);
+    expect(rows(env.PARLEY_DB, attention)).toEqual([{ needs_attention: 0, attention_reason: null }]);
+
+    const restarted = await serveChild(env);
+    // (The poll's timeout only bounds a hang: the watch looks as soon as the server has started.)
+    await expect.poll(() => rows(env.PARLEY_DB, attention), { timeout: 30_000, interval: 20 }).toEqual([{ needs_attention: 1, attention_reason: "provider_failed" }]);
+    restarted.process.kill("SIGTERM");
+    expect(await restarted.exited).toEqual({ code: 0, signal: null });
+  }, 60_000);
+});

@@ -120,6 +120,18 @@ export function prepareStorageStatements(database: Database) {
     markNeedsAttention: prepare<[number, string]>(
       "UPDATE conversations SET needs_attention = 1, attention_reason = 'provider_failed', updated_at = max(updated_at, ?) WHERE id = ?",
     ),
+    // A visitor message the chatbot left unanswered, with no takeover or hand-back since: a reply
+    // cut off with its process. One slice of the conversations' rowids at a time (the adapter's loop).
+    lastConversationRowid: prepare<[], { last: number | null }>("SELECT max(rowid) AS last FROM conversations"),
+    markUnansweredConversations: prepare<{ before: number; at: number; from: number; to: number }>(
+      `UPDATE conversations SET needs_attention = 1, attention_reason = 'provider_failed', updated_at = max(updated_at, @at)
+       WHERE updated_at < @before AND id IN (SELECT conversations.id FROM conversations
+         JOIN messages latest ON latest.seq = (SELECT max(seq) FROM messages WHERE messages.conversation_id = conversations.id)
+         WHERE conversations.rowid > @from AND conversations.rowid <= @to
+           AND conversations.needs_attention = 0 AND conversations.human_takeover = 0
+           AND latest.role = 'user' AND latest.created_at < @before
+           AND NOT EXISTS (SELECT 1 FROM conversation_events WHERE conversation_events.conversation_id = conversations.id AND conversation_events.at >= latest.created_at))`,
+    ),
 
     insertMessage: prepare<MessageRow>(
       `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (@id, @conversation_id, @role, @author, @content, @agent_name, @created_at, @sources)`,

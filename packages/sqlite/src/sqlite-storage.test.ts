@@ -137,4 +137,13 @@ describe("SQLite storage", () => {
     // STRICT tables refuse a fractional time instead of storing it.
     expect(() => database.prepare("UPDATE users SET created_at = 1.5").run()).toThrow(/cannot store REAL value in INTEGER column/);
   });
+
+  it("marks unanswered conversations in slices of rowids, none left out at a slice's edge", async () => {
+    const storage = track(createSqliteStorage({ path: freshPath() }));
+    const { input } = await seedChatbot(storage);
+    // 2,001 conversations span two slices of 2,000: the last one is past the first slice's edge.
+    for (let index = 0; index < 2_001; index += 1) accepted(await storage.acceptUserMessage(input({ sessionId: `visitor-${index}`, monthlyLimit: 10_000 })));
+    expect(await storage.markUnansweredConversations({ before: START + 10_000, at: START + 10_000 })).toBe(2_001);
+    expect(await storage.listConversations({ ownerId: "user-1", status: "attention", limit: 10_000 })).toHaveLength(2_001);
+  }, 60_000);
 });

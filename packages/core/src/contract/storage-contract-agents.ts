@@ -62,6 +62,39 @@ export function registerAgentTests(context: ContractContext, test: RegisterTest)
       expect(await storage().getConversation(conversation.id)).toMatchObject({ needsAttention: false, attentionReason: null });
     });
 
+    test("a visitor message left unanswered since before the cut-off marks its conversation provider_failed, unless an agent has had it since", async () => {
+      const chatbot = await owned();
+      const cut = { before: START + 10, at: START + 20 };
+      const session = (sessionId: string, at: number) => accept(chatbot, { sessionId, at });
+      const takeover = (sessionId: string, humanTakeover: boolean, at: number) =>
+        storage().setHumanTakeover({ chatbotId: chatbot.id, sessionId, humanTakeover, by: "Ana", newConversationId: context.nextId(), at, events: () => [] });
+      const cutOff = (await session("cut-off", START + 1)).conversation;
+      const answered = (await session("answered", START + 1)).conversation;
+      await reply(chatbot, answered.id, START + 2);
+      const recent = (await session("recent", START + 10)).conversation;
+      const takenOver = (await session("taken-over", START + 1)).conversation;
+      await takeover("taken-over", true, START + 2);
+      const handedBack = (await session("handed-back", START + 1)).conversation;
+      await takeover("handed-back", true, START + 2);
+      await takeover("handed-back", false, START + 3);
+      const fallback = (await session("fallback", START + 1)).conversation;
+      await reply(chatbot, fallback.id, START + 2, { needsAttention: true });
+      await session("fallback", START + 3);
+
+      expect(await storage().markUnansweredConversations(cut)).toBe(1);
+      expect(await storage().getConversation(cutOff.id)).toMatchObject({ needsAttention: true, attentionReason: "provider_failed", updatedAt: START + 20 });
+      for (const other of [answered, recent, takenOver, handedBack]) expect(await storage().getConversation(other.id)).toMatchObject({ needsAttention: false, attentionReason: null });
+      expect(await storage().getConversation(fallback.id)).toMatchObject({ needsAttention: true, attentionReason: "fallback", updatedAt: START + 3 });
+      // Marked once: the next sweep finds nothing, and a reply clears the mark as any other.
+      expect(await storage().markUnansweredConversations(cut)).toBe(0);
+      await reply(chatbot, cutOff.id, START + 21);
+      expect(await storage().getConversation(cutOff.id)).toMatchObject({ needsAttention: false, attentionReason: null });
+      // A later cut-off reaches the recent one, and only it.
+      expect(await storage().markUnansweredConversations({ before: START + 30, at: START + 30 })).toBe(1);
+      expect(await storage().getConversation(recent.id)).toMatchObject({ needsAttention: true, attentionReason: "provider_failed" });
+      expect(await storage().getConversation(cutOff.id)).toMatchObject({ needsAttention: false });
+    });
+
     test("read state is per key, counts visitor messages after the last read one, and never moves back", async () => {
       const chatbot = await owned();
       const first = await accept(chatbot, { at: START + 1 });

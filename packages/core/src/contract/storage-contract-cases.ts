@@ -65,6 +65,7 @@ export const STORAGE_CASES = [
   "updateIngestion records progress and the end of the current run, and ignores a run that was taken over",
   "an agent's reply keeps the agent's name; the model's and visitors' messages have none",
   "attention keeps its reason: fallback, provider_failed, and none once answered",
+  "a visitor message left unanswered since before the cut-off marks its conversation provider_failed, unless an agent has had it since",
   "read state is per key, counts visitor messages after the last read one, and never moves back",
   "listConversations with unreadFor lists only those with visitor messages that key has not read",
   "a takeover change is kept on the timeline with who and when; setting the same flag adds nothing",

@@ -231,6 +231,18 @@ export function createMemoryStorage(): Storage {
       const conversation = conversations.get(conversationId);
       if (conversation) Object.assign(conversation, { needsAttention: true, attentionReason: "provider_failed", updatedAt: Math.max(conversation.updatedAt, at) });
     },
+    async markUnansweredConversations({ before, at }) {
+      let marked = 0;
+      for (const conversation of conversations.values()) {
+        if (conversation.needsAttention || conversation.humanTakeover || conversation.updatedAt >= before) continue;
+        const latest = messagesOf(conversation.id).at(-1);
+        if (latest?.role !== "user" || latest.createdAt >= before) continue;
+        if ((timelines.get(conversation.id) ?? []).some((event) => event.at >= latest.createdAt)) continue;
+        Object.assign(conversation, { needsAttention: true, attentionReason: "provider_failed", updatedAt: Math.max(conversation.updatedAt, at) });
+        marked += 1;
+      }
+      return marked;
+    },
 
     async findConversation(chatbotId, sessionId) {
       const conversation = conversationsByKey.get(conversationKey(chatbotId, sessionId));

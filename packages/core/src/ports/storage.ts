@@ -175,6 +175,14 @@ export interface Storage {
   countFeedback(userId: string, range: { from: number; to: number }): Promise<FeedbackCount[]>;
   /** Marks a conversation as needing an agent, reason `provider_failed` (the provider failed on its latest message). */
   markNeedsAttention(conversationId: string, at: number): Promise<void>;
+  /**
+   * Marks as needing an agent, reason `provider_failed`, every conversation the chatbot has (not
+   * taken over) whose latest message is a visitor's, that message and the conversation's activity
+   * both before `before`, when no agent has taken it over or handed it back since that message
+   * and it needs no agent already: a reply cut off with its process (a crash) left it so.
+   * Activity moves to `at`, as `markNeedsAttention` does. Returns how many it marked.
+   */
+  markUnansweredConversations(input: { before: number; at: number }): Promise<number>;
 
   /** The conversation of (chatbotId, sessionId), or null. */
   findConversation(chatbotId: string, sessionId: string): Promise<Conversation | null>;

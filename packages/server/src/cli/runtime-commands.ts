@@ -38,6 +38,8 @@ export const RUNTIME_COMMANDS: Command[] = [
       runtime.dispatcher.start();
       // Ingestions queued by the API run here, and those a stopped process left are resumed.
       runtime.ingestions.start();
+      // A reply a stopped process was generating is lost with it: its conversation is marked for an agent.
+      runtime.unanswered.start();
       const ollama = seed?.provider === "ollama" ? await ollamaAnswers(config.providers.ollama.host) : undefined;
       io.stderr.write(`${banner(running.url, config, seed, ollama)}\n`);
       await new Promise<void>((resolve) => {

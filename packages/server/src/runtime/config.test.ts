@@ -21,6 +21,7 @@ describe("loadConfig", () => {
       secretKey: undefined,
       http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16_384, maxConnections: 1_000 },
       shutdownGraceMs: 10_000,
+      unansweredAfterMs: 120_000,
       maxUploadRequestBytes: 100 * 1024 * 1024,
       maxStreamsPerKey: 5,
       ingestionsPerUser: 1,
@@ -50,6 +51,7 @@ describe("loadConfig", () => {
       PARLEY_MAX_HEADER_BYTES: "8192",
       PARLEY_MAX_CONNECTIONS: "64",
       PARLEY_SHUTDOWN_GRACE_MS: "0",
+      PARLEY_UNANSWERED_AFTER_MS: "5000",
     });
     expect(config.http).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 5000, maxHeaderBytes: 8192, maxConnections: 64 });
     expect(config.shutdownGraceMs).toBe(0);
@@ -85,6 +87,7 @@ describe("loadConfig", () => {
       PARLEY_MAX_HEADER_BYTES: "8192",
       PARLEY_MAX_CONNECTIONS: "64",
       PARLEY_SHUTDOWN_GRACE_MS: "0",
+      PARLEY_UNANSWERED_AFTER_MS: "5000",
       OPENAI_API_KEY: "sk-openai-test",
       OPENAI_BASE_URL: "http://127.0.0.1:8000/v1",
       OPENAI_ORG_ID: "org-test",
@@ -123,6 +126,7 @@ describe("loadConfig", () => {
       trustProxy: true,
       http: { headersTimeoutMs: 2000, requestTimeoutMs: 5000, maxHeaderBytes: 8192, maxConnections: 64 },
       shutdownGraceMs: 0,
+      unansweredAfterMs: 5_000,
       allowPrivateUrls: true,
       maxUploadBytes: 1_048_576,
       maxUploadRequestBytes: 4_194_304,
@@ -166,6 +170,7 @@ describe("loadConfig", () => {
     [{ PARLEY_MAX_CONNECTIONS: "0" }, 'PARLEY_MAX_CONNECTIONS must be a whole number from 1 to 1000000 (got "0").'],
     [{ PARLEY_MAX_HEADER_BYTES: "100" }, 'PARLEY_MAX_HEADER_BYTES must be a whole number from 1024 to 1048576 (got "100").'],
     [{ PARLEY_SHUTDOWN_GRACE_MS: "soon" }, 'PARLEY_SHUTDOWN_GRACE_MS must be a whole number from 0 to 3600000 (got "soon").'],
+    [{ PARLEY_UNANSWERED_AFTER_MS: "-1" }, 'PARLEY_UNANSWERED_AFTER_MS must be a whole number from 0 to 86400000 (got "-1").'],
     [{ PARLEY_HEADERS_TIMEOUT_MS: "40000" }, "PARLEY_HEADERS_TIMEOUT_MS (40000) must not exceed PARLEY_REQUEST_TIMEOUT_MS (30000)."],
   ])("refuses %j with a message naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);

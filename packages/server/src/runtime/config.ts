@@ -1,5 +1,5 @@
 import type { HttpLimits } from "../http/connection-limits.js";
-import { redactUrl } from "@parley/core";
+import { redactUrl, UNANSWERED_AFTER_MS } from "@parley/core";
 import { parseEmbedderSpec, readProviderEnvironment, type EmbedderSpec, type Environment, type ProviderEnvironment } from "@parley/providers";
 
 /** The server's configuration, read from the environment (docs/design.md §7) and validated once, at start-up. */
@@ -38,6 +38,8 @@ export interface ServerConfig {
   http: HttpLimits;
   /** `PARLEY_SHUTDOWN_GRACE_MS`: how long a stop waits for requests in flight before cutting them. */
   shutdownGraceMs: number;
+  /** `PARLEY_UNANSWERED_AFTER_MS`: how long after its start the server marks the conversations a stopped process left unanswered (default 120000). */
+  unansweredAfterMs: number;
   /** The environment itself, handed to the provider adapters. */
   env: Environment;
   /** `PARLEY_DATABASE_URL`: PostgreSQL instead of SQLite (docs/design.md §13); unset means SQLite at `databasePath`. */
@@ -183,6 +185,7 @@ export function loadConfig(env: Environment = process.env, overrides: Partial<Pi
       secretKey: secretKey(env),
       http: httpLimits(env),
       shutdownGraceMs: wholeNumber(env, "PARLEY_SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),
+      unansweredAfterMs: wholeNumber(env, "PARLEY_UNANSWERED_AFTER_MS", UNANSWERED_AFTER_MS, 0, 86_400_000),
       providers: readProviderEnvironment(env),
       env,
       databaseUrl: serviceUrl(env, "PARLEY_DATABASE_URL", ["postgres:", "postgresql:"]),

@@ -10,6 +10,7 @@ import {
   type RateLimiter,
   type SearchIndex,
   type Storage,
+  type UnansweredWatch,
   type UploadStore,
   type WebhookDispatcher,
   type WebhookSecrets,
@@ -37,6 +38,8 @@ export interface ParleyRuntime {
   dispatcher: WebhookDispatcher;
   /** Background ingestions; idle until `start()` (`parley serve` starts it, and stops it before closing). */
   ingestions: IngestionRunner;
+  /** Marks the conversations a stopped process left unanswered, once after `start()` (`parley serve` starts it, and stops it before closing). */
+  unanswered: UnansweredWatch;
   searchIndex: SearchIndex;
   /** Where uploads wait for their ingestion (the database), the largest file taken and the largest request. */
   uploads: Uploads;
@@ -130,7 +133,8 @@ export function wireParley(
   // The API's webhooks connect only to the public address their own lookup found (no DNS rebinding).
   const dispatcher = parley.createWebhookDispatcher({ log, ...(config.allowPrivateUrls ? {} : { fetchPublic: createPinnedFetch() }) });
   const ingestions = parley.createIngestionRunner({ log, perUser: config.ingestionsPerUser });
-  return { parley, embedder, webhookSecrets, dispatcher, ingestions, uploads, secrets, maxStreamsPerKey: config.maxStreamsPerKey, trustProxy: config.trustProxy };
+  const unanswered = parley.createUnansweredWatch({ afterMs: config.unansweredAfterMs, log });
+  return { parley, embedder, webhookSecrets, dispatcher, ingestions, unanswered, uploads, secrets, maxStreamsPerKey: config.maxStreamsPerKey, trustProxy: config.trustProxy };
 }
 
 /** How long after the server's start its checkpoints move to a worker thread. */

@@ -112,7 +112,7 @@ export async function startServer(options: {
       // A streamed reply whose reader has gone is still being generated: it is stored (within the
       // provider's deadline) before the database closes.
       const replies = drained.then(() => options.runtime.parley.whenRepliesSettled());
-      void Promise.all([replies, options.runtime.dispatcher.stop(), options.runtime.ingestions.stop()]).then(async () => {
+      void Promise.all([replies, options.runtime.dispatcher.stop(), options.runtime.ingestions.stop(), options.runtime.unanswered.stop()]).then(async () => {
         clearInterval(sweep);
         clearTimeout(deadline);
         await stopMaintenance?.();
