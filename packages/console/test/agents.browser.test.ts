@@ -1,4 +1,4 @@
-import { replyWith } from "@parley/providers/testing";
+import { failWith, replyWith } from "@parley/providers/testing";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, skipWithoutChromium, type TestBrowser } from "./support/browser.js";
@@ -182,9 +182,20 @@ describe.skipIf(skipWithoutChromium("a team of agents in Chromium"))("a team of 
     fixture.openai.chat.enqueue(replyWith("   "));
     const long = `${"The kettle clicks off too early. ".repeat(120)}The end.`;
     expect((await fixture.chat(long, "visitor-long")).status).toBe(200);
+    fixture.openai.chat.enqueue(failWith(400));
+    expect((await fixture.chat("Is anyone answering?", "visitor-unanswered")).status).toBe(500);
+    await owner.goto(`${fixture.parley.url}/console/#/inbox`);
+    // The badge's reason is short enough for a phone; its title and the conversation say it whole.
+    const badgeOf = (session: string) => owner.getByRole("link", { name: new RegExp(`Conversation ${session}`) }).locator(".badge.attention");
+    await badgeOf("visitor-unanswered").waitFor();
+    expect(await badgeOf("visitor-unanswered").textContent()).toBe("Needs attention: no reply");
+    expect(await badgeOf("visitor-unanswered").getAttribute("title")).toBe("the AI provider failed to answer, or the server stopped mid-reply");
+    expect(await badgeOf("visitor-long").textContent()).toBe("Needs attention: fallback reply");
+    await owner.getByRole("link", { name: /Conversation visitor-unanswered/ }).click();
+    await owner.getByRole("note").filter({ hasText: "Needs attention: the AI provider failed to answer, or the server stopped mid-reply. An agent's reply clears this." }).waitFor();
     await owner.goto(`${fixture.parley.url}/console/#/inbox`);
     await owner.getByRole("link", { name: /Conversation visitor-long/ }).click();
-    await owner.getByText("The bot gave its fallback reply", { exact: false }).waitFor();
+    await owner.getByText("Needs attention: the bot gave its fallback reply.", { exact: false }).waitFor();
     const message = owner.locator(".message.user").filter({ hasText: "The kettle clicks off too early." });
     expect(await message.getByText("The end.").count()).toBe(0);
     await message.getByRole("button", { name: /Show all/ }).click();

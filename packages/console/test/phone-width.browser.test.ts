@@ -1,3 +1,4 @@
+import { failWith } from "@parley/providers/testing";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { skipWithoutChromium } from "./support/browser.js";
@@ -140,10 +141,14 @@ describe.skipIf(skipWithoutChromium("the console at phone width (375 px) in Chro
 
   it("fits an agent's inbox", async () => {
     const agentKey = ((await api(fixture.parley.url, fixture.parley.adminKey, "/v1/admin/keys", { name: "Ana", scope: "agent" })).json as { key: string }).key;
+    // A conversation whose reply failed: its "Needs attention" badge keeps to one line.
+    fixture.openai.chat.enqueue(failWith(400));
+    expect((await fixture.chat("Hello? Is anyone there?", "visitor-left-unanswered")).status).toBe(500);
     const agent = await fixture.browser.newPage();
     await agent.setViewportSize(PHONE);
     await signIn(agent, fixture.parley.url, agentKey);
     await agent.getByRole("link", { name: /Conversation visitor-on-a-phone/ }).waitFor();
+    await agent.getByRole("link", { name: /Conversation visitor-left-unanswered/ }).getByText("Needs attention: no reply").waitFor();
     await expectFits(agent, "agent-inbox");
     await agent.close();
   });

@@ -14,10 +14,20 @@ export interface Applied {
 
 const PREVIEW_LENGTH = 200;
 
-/** Why a conversation needs an agent, in words (docs/design.md §16). */
+/**
+ * Why a conversation needs an agent, in words (docs/design.md §16), as they follow "Needs
+ * attention:" on the conversation's banner and in the inbox badge's title. `provider_failed` also
+ * marks a reply cut off when its server stopped (docs/operations.md, "Logs and shutdown").
+ */
 export const ATTENTION_LABELS = {
-  fallback: "The bot gave its fallback reply",
-  provider_failed: "The AI provider failed to answer",
+  fallback: "the bot gave its fallback reply",
+  provider_failed: "the AI provider failed to answer, or the server stopped mid-reply",
+} as const;
+
+/** The same, short enough for the inbox's badge on a phone. */
+export const ATTENTION_BADGES = {
+  fallback: "fallback reply",
+  provider_failed: "no reply",
 } as const;
 
 /**

@@ -8,7 +8,7 @@ import { EmptyState, ErrorText } from "../ui/notice.js";
 import type { InboxFilter } from "./inbox-state.js";
 import { AlertSwitches } from "./alert-switches.js";
 import { conversations, inboxError, inboxFilter, inboxLoaded, loadInbox, loadOlder, olderCursor, setInboxFilter } from "./inbox-data.js";
-import { ATTENTION_LABELS } from "./inbox-state.js";
+import { ATTENTION_BADGES, ATTENTION_LABELS } from "./inbox-state.js";
 import { unreadCounts } from "./read-state.js";
 
 const STATUS_OPTIONS: { value: InboxFilter["status"]; label: string }[] = [
@@ -72,7 +72,7 @@ export function Inbox() {
                     {conversation.human_takeover ? <span class="badge human">Taken over</span> : null}
                     {conversation.needs_attention ? (
                       <span class="badge attention" title={conversation.attention_reason ? ATTENTION_LABELS[conversation.attention_reason] : undefined}>
-                        Needs attention{conversation.attention_reason ? `: ${ATTENTION_LABELS[conversation.attention_reason].toLowerCase()}` : ""}
+                        Needs attention{conversation.attention_reason ? `: ${ATTENTION_BADGES[conversation.attention_reason]}` : ""}
                       </span>
                     ) : null}
                     <time class="muted" dateTime={conversation.updated_at}>
