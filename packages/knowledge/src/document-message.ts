@@ -3,8 +3,8 @@ import { textOfSections, type ReadDocument } from "./read-document.js";
 
 /**
  * A read document as it crosses from a reader process to the server: one with sections leaves
- * its text out, since the text is the sections' texts joined (`textOfSections`) and the server joins them again; a
- * large PDF, DOCX or HTML document is then copied between the processes once, not twice.
+ * its text out, since the text is the sections' texts joined (`textOfSections`) and the server
+ * joins them again; a large PDF, DOCX or HTML document then crosses once, not twice.
  */
 export interface DocumentMessage extends Omit<ReadDocument, "document"> {
   document: Omit<DocumentInput, "text"> & { text?: string };

@@ -1,5 +1,5 @@
 // `npm run bench:unanswered`: what the watch for replies cut off with their process costs on
-// SQLite, where its one statement runs on the server's event loop (docs/operations.md, "Logs and
+// SQLite, where its statements run on the server's event loop (docs/operations.md, "Logs and
 // shutdown"). A database of N conversations (default 100,000; BENCH_CONVERSATIONS=N), each a
 // visitor message and its reply but every hundredth left with the visitor's message alone,
 // copied from one real chat; then the watch's look once, timed with the event loop's longest
@@ -28,7 +28,7 @@ try {
   const template = database.prepare("SELECT id FROM conversations").pluck().get() as string;
 
   // Copies of the template's rows, every column as it is but the ids (and, for the unanswered
-  // hundredth, the reply left out and the count and activity as the visitor message left them).
+  // hundredth, the reply left out and the count as the visitor message left it).
   const columns = (table: string) => (database.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[]).filter((name) => name !== "seq");
   const copy = (table: string, replace: Record<string, string>, where: string) => {
     const names = columns(table);
