@@ -120,10 +120,15 @@ describe.skipIf(skipWithoutChromium("a team of agents in Chromium"))("a team of 
     await ben.getByText("Ana (agent)").waitFor();
     await ben.getByText("Ana here: try holding the power button for five seconds.").waitFor();
     await titleBecomes(ben, "Parley console");
-    await ben.getByLabel(/Reply to the visitor/).fill("Ben here too, if that does not work.");
+    await ben.getByLabel(/Reply to the visitor/).fill("Ben here too, if that does not work: **reset** it as https://kettlebird.example/reset says.");
     await ben.getByLabel(/Reply to the visitor/).press("Enter");
     await ana.getByText("Ben (agent)").waitFor();
-    await ana.getByText("Ben here too, if that does not work.").waitFor();
+    // An agent's reply is the text typed (the asterisks stay), with its web address a link.
+    const bens = ana.locator("li.message.agent").filter({ hasText: "Ben here too" }).locator(".content");
+    await bens.waitFor();
+    expect(await bens.textContent()).toBe("Ben here too, if that does not work: **reset** it as https://kettlebird.example/reset says.");
+    const link = bens.getByRole("link", { name: "https://kettlebird.example/reset" });
+    expect(await link.evaluate((a) => [a.getAttribute("href"), a.getAttribute("target"), a.getAttribute("rel")])).toEqual(["https://kettlebird.example/reset", "_blank", "noopener noreferrer"]);
     await ben.getByRole("button", { name: "Hand back to the bot" }).click();
     await ana.getByText("Ben handed the conversation back to the bot").waitFor();
     await screenshot(ana, "agent-conversation");

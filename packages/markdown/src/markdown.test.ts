@@ -1,6 +1,6 @@
 import { parseHTML } from "linkedom";
 import { describe, expect, it } from "vitest";
-import { parseMarkdown, plainText, renderMarkdown, safeHref, type MdElement, type MdNode } from "./markdown.js";
+import { linkedText, parseMarkdown, plainText, renderLinkedText, renderMarkdown, safeHref, type MdElement, type MdNode } from "./markdown.js";
 
 /** Every element tag of a tree, depth first. */
 function tags(nodes: readonly MdNode[]): string[] {
@@ -101,6 +101,29 @@ describe("plainText", () => {
   it("gives a reply's words on one line, without its Markdown", () => {
     expect(plainText("To descale:\n\n1. **Empty** it.\n2. Boil it\nagain.\n\n| Model | Capacity |\n|---|---|\n| K1 | 1.7 L |\n\nSee [the manual](https://example.com).")).toBe("To descale: Empty it. Boil it again. Model Capacity K1 1.7 L See the manual.");
     expect(plainText('<img src=x onerror="alert(1)"> \\*a\\*')).toBe('<img src=x onerror="alert(1)"> *a*');
+  });
+});
+
+describe("linkedText", () => {
+  it("keeps an agent's text as typed, Markdown characters and line breaks included, and links its web addresses", () => {
+    const typed = "**Hi** #1, see https://example.com/returns.\nOr (https://example.com/a_b) and xhttps://no.example, mailto:a@b.example.";
+    const nodes = linkedText(typed);
+    expect(text(nodes)).toBe(typed);
+    expect(tags(nodes)).toEqual(["a", "a"]);
+    expect(hrefs(nodes)).toEqual(["https://example.com/returns", "https://example.com/a_b"]);
+    expect(nodes[0]).toBe("**Hi** #1, see ");
+    expect(linkedText("no address here")).toEqual(["no address here"]);
+    expect(linkedText("")).toEqual([]);
+  });
+
+  it("renders text nodes and anchors only: markup an agent types stays its characters", () => {
+    const { document } = parseHTML("<!doctype html><html><body></body></html>");
+    const host = document.createElement("p");
+    host.append(renderLinkedText('<img src=x onerror="alert(1)"> javascript:alert(2) https://example.com/x?a=1&b=2', document as unknown as Document));
+    expect(host.querySelectorAll("img").length).toBe(0);
+    expect(host.textContent).toBe('<img src=x onerror="alert(1)"> javascript:alert(2) https://example.com/x?a=1&b=2');
+    const links = [...host.querySelectorAll("a")];
+    expect(links.map((link) => [link.getAttribute("href"), link.getAttribute("target"), link.getAttribute("rel")])).toEqual([["https://example.com/x?a=1&b=2", "_blank", "noopener noreferrer"]]);
   });
 });
 

@@ -6,7 +6,8 @@
 // and plain strings, and the tree becomes DOM nodes through createElement/createTextNode only,
 // so `<img onerror>` or `<script>` in a reply is shown as the characters it is. Links keep only
 // http(s) and mailto targets, and open in a new tab with rel="noopener noreferrer"; any other
-// target stays text.
+// target stays text. An agent's reply is no Markdown: `linkedText` keeps it as typed and makes
+// only its bare web addresses links, by the same rule.
 
 /** A node of the rendered tree: text, or one of the allowed elements. */
 export type MdNode = string | MdElement;
@@ -221,6 +222,19 @@ function parseTable(lines: readonly string[], index: number, blocks: MdElement[]
   return index;
 }
 
+/**
+ * A bare web address: http(s), up to a space, `<`, `>` or a parenthesis, and not ending in the
+ * punctuation that closes a sentence around it ("see https://example.com/faq.").
+ */
+const BARE_URLS = /https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"*_~]/g;
+const BARE_URL_HERE = new RegExp(`^(?:${BARE_URLS.source})`);
+
+/** A bare address as a link, or as its text when it is no valid URL. */
+function bareLink(address: string): MdNode {
+  const href = safeHref(address);
+  return href ? el("a", [address], { href }) : address;
+}
+
 /** Inline Markdown: escapes, code spans, links, bold, italic, strikethrough, bare URLs and line breaks. */
 export function parseInline(text: string): MdNode[] {
   const out: MdNode[] = [];
@@ -264,10 +278,9 @@ export function parseInline(text: string): MdNode[] {
     } else if ((match = /^~~(?=\S)([\s\S]{0,1000}?\S)~~/.exec(rest))) {
       flush();
       out.push(el("del", parseInline(match[1]!)));
-    } else if ((match = /^(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"*_~])/.exec(rest)) && !/\w/.test(text[i - 1] ?? "")) {
+    } else if ((match = BARE_URL_HERE.exec(rest)) && !/\w/.test(text[i - 1] ?? "")) {
       flush();
-      const href = safeHref(match[1]!);
-      out.push(href ? el("a", [match[1]!], { href }) : match[1]!);
+      out.push(bareLink(match[0]));
     } else {
       plain += text[i];
       i += 1;
@@ -277,6 +290,31 @@ export function parseInline(text: string): MdNode[] {
   }
   flush();
   return out;
+}
+
+/**
+ * Text as typed, with only its bare web addresses made links (an agent's reply: no Markdown, so
+ * `**` and `#` stay the characters they are). Line breaks stay in the strings; the element that
+ * holds them keeps them with `white-space: pre-wrap`.
+ */
+export function linkedText(source: string): MdNode[] {
+  const out: MdNode[] = [];
+  let from = 0;
+  for (const match of source.matchAll(BARE_URLS)) {
+    if (/\w/.test(source[match.index - 1] ?? "")) continue;
+    if (match.index > from) out.push(source.slice(from, match.index));
+    out.push(bareLink(match[0]));
+    from = match.index + match[0].length;
+  }
+  if (from < source.length) out.push(source.slice(from));
+  return out;
+}
+
+/** Text as typed, with its bare web addresses as links opening in a new tab: text nodes and anchors only. */
+export function renderLinkedText(source: string, document: Document): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  fragment.append(...renderNodes(linkedText(source), document));
+  return fragment;
 }
 
 const INLINE = new Set<MdElement["tag"]>(["strong", "em", "del", "code", "a"]);

@@ -225,13 +225,18 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     const log = chat(page).getByRole("log");
     await log.getByText("An agent has joined the conversation.").waitFor();
     const sent = performance.now();
-    expect((await api(parley.url, agentKey, `/v1/admin/conversations/${conversation}/messages`, { content: "Hello, this is Dana from Kettlebird. How can I help?" })).status).toBe(201);
+    const typed = "Hello, this is Dana from Kettlebird. How can I help? *Returns* go through https://kettlebird.example/returns.";
+    expect((await api(parley.url, agentKey, `/v1/admin/conversations/${conversation}/messages`, { content: typed })).status).toBe(201);
     const reply = log.locator(".msg.agent").filter({ hasText: "Hello, this is Dana" });
     await reply.waitFor();
     const shownMs = performance.now() - sent;
     console.log(`widget: agent reply shown ${shownMs.toFixed(0)} ms after the operator API stored it`);
     expect(await reply.locator(".who").textContent()).toBe("Agent");
     expect(await reply.textContent()).toContain("Dana");
+    // The agent's text as typed (no Markdown: the asterisks stay), its web address a link to a new tab.
+    expect(await reply.locator(".body").textContent()).toBe(typed);
+    const link = reply.getByRole("link", { name: "https://kettlebird.example/returns" });
+    expect(await link.evaluate((a) => [a.getAttribute("href"), a.getAttribute("target"), a.getAttribute("rel")])).toEqual(["https://kettlebird.example/returns", "_blank", "noopener noreferrer"]);
     await screenshot(page, "takeover");
 
     expect((await api(parley.url, agentKey, `/v1/admin/conversations/${conversation}/takeover`, undefined, "DELETE")).status).toBe(200);

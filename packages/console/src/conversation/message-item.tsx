@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import type { Message, MessageSource } from "../api/types.js";
 import { authorLabel, formatTime } from "../ui/format.js";
-import { Markdown } from "../ui/markdown.js";
+import { LinkedText, Markdown } from "../ui/markdown.js";
 import { COLLAPSE_AFTER_CHARS } from "./timeline.js";
 
 /** A visitor's rating of a model reply (docs/design.md §14). */
@@ -68,8 +68,8 @@ function Rating({ feedback }: { feedback: Feedback }) {
 
 /**
  * One message of the timeline: its author (an agent by name), time and text, collapsed when long,
- * with its sources and rating. A model's reply is rendered from its Markdown as the widget shows
- * it; visitors' and agents' messages are the text they typed.
+ * with its sources and rating. A model's reply is rendered from its Markdown and an agent's with
+ * its web addresses as links, as the widget shows them; a visitor's message is the text typed.
  */
 export function MessageItem({ message }: { message: Message }) {
   const [expanded, setExpanded] = useState(false);
@@ -83,7 +83,15 @@ export function MessageItem({ message }: { message: Message }) {
       <span class="meta">
         <strong>{authorLabel(message.author, message.agent_name)}</strong> <time dateTime={message.created_at}>{formatTime(message.created_at)}</time>
       </span>
-      {message.author === "model" ? <Markdown class="content markdown" text={text} /> : <p class="content" dir="auto">{text}</p>}
+      {message.author === "model" ? (
+        <Markdown class="content markdown" text={text} />
+      ) : message.author === "agent" ? (
+        <LinkedText class="content" text={text} />
+      ) : (
+        <p class="content" dir="auto">
+          {text}
+        </p>
+      )}
       {long ? (
         <button type="button" class="link" aria-expanded={expanded} onClick={() => setExpanded(!expanded)}>
           {expanded ? "Show less" : `Show all (${characters.length.toLocaleString()} characters)`}

@@ -33,6 +33,23 @@ export function Markdown({ text, class: className }: { text: string; class?: str
   return module ? <div class={className} ref={host} /> : <p class={className} dir="auto">{text}</p>;
 }
 
+/**
+ * An agent's reply as the visitor saw it in the widget: the text as typed, with only its web
+ * addresses made links (text nodes and anchors, never parsed HTML).
+ */
+export function LinkedText({ text, class: className }: { text: string; class?: string }) {
+  const module = useRenderer();
+  const host = useRef<HTMLParagraphElement>(null);
+  useLayoutEffect(() => {
+    if (module) host.current?.replaceChildren(module.renderLinkedText(text, document));
+  }, [text, module]);
+  return (
+    <p class={className} dir="auto" ref={host}>
+      {module ? null : text}
+    </p>
+  );
+}
+
 /** What turns a reply into its words on one line, without its Markdown (its text until the renderer arrives). */
 export function usePlainText(): (markdown: string) => string {
   return useRenderer()?.plainText ?? ((markdown) => markdown);

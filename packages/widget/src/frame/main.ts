@@ -1,10 +1,11 @@
 // The chat frame (docs/design.md §14), served at /widget/{chatbot_id} and shown by the loader in
 // an <iframe title="Chat">. Plain DOM, no UI library (the first load stays far under 35 KiB gzip).
 // Visitor and document text only ever becomes text nodes; the bot's Markdown goes through the
-// renderer of @parley/markdown, which builds elements and never parses HTML.
+// renderer of @parley/markdown, which builds elements and never parses HTML, and an agent's reply
+// is its text with only its web addresses made links (the same module's renderLinkedText).
 import { createApi, readEvents, Refused, type Appearance, type Source, type WidgetMessage } from "./api.js";
 import { friendlyRefusal, TEXTS } from "./friendly.js";
-import { renderMarkdown } from "@parley/markdown";
+import { renderLinkedText, renderMarkdown } from "@parley/markdown";
 import "@parley/markdown/markdown.css";
 import { createSseParser } from "@parley/sse-parser";
 import "./styles.css";
@@ -157,7 +158,7 @@ function showReply(message: WidgetMessage, into?: { root: HTMLDivElement; body: 
   if (notice.textContent === TEXTS.interrupted) say("");
   const kind = kindOf(message);
   const target = into ?? item(kind, message.agent_name);
-  if (kind === "agent") target.body.textContent = message.content;
+  if (kind === "agent") target.body.replaceChildren(renderLinkedText(message.content, document));
   else target.body.replaceChildren(renderMarkdown(message.content, document));
   if (kind === "bot") {
     if (message.sources && message.sources.length > 0) target.root.append(sourceList(message.sources));
