@@ -80,6 +80,24 @@ describe.skipIf(skipWithoutChromium("the console at phone width (375 px) in Chro
     const refusal = page.locator("form.reply").getByRole("alert");
     await refusal.filter({ hasText: "content: must be at most 32000 characters" }).waitFor();
     expect(await box.inputValue()).toHaveLength(32_001);
+    // Editing the text takes the refusal away: it was about the text as it was.
+    await box.fill("A short reply.");
+    await refusal.waitFor({ state: "detached" });
+    expect(await box.getAttribute("aria-invalid")).toBe("false");
+    // Nor does a refusal follow the agent to the next conversation opened (a notification's link).
+    await box.fill(tooLong);
+    await box.press("Enter");
+    await refusal.waitFor();
+    await fixture.chat("Is the lid dishwasher safe?", "visitor-second-phone");
+    const listed = (await api(fixture.parley.url, fixture.parley.adminKey, "/v1/admin/conversations")).json as { data: { id: string; session_id: string }[] };
+    const other = listed.data.find((conversation) => conversation.session_id === "visitor-second-phone")!.id;
+    await page.evaluate(`location.hash = "#/conversations/${other}"`);
+    await page.getByText("Is the lid dishwasher safe?").waitFor();
+    expect(await refusal.count()).toBe(0);
+    await page.evaluate(`location.hash = "#/conversations/${conversationId}"`);
+    await page.getByText("Does the kettle keep water warm", { exact: false }).waitFor();
+    expect(await box.inputValue()).toHaveLength(32_001);
+    expect(await refusal.count()).toBe(0);
     await box.fill("A short reply.");
     await expectFits(page, "conversation");
   });

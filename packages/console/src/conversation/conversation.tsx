@@ -28,6 +28,14 @@ export function ConversationView({ id }: { id: string }) {
   const latest = useRef<ConversationWithMessages | undefined>(undefined);
   latest.current = conversation.data;
   const end = useRef<HTMLLIElement>(null);
+  const { setError: setTakeoverError } = takeover;
+  const { setError: setReplyError } = reply;
+
+  // A refusal belongs to the conversation it was made in, not to the next one opened.
+  useEffect(() => {
+    setTakeoverError(null);
+    setReplyError(null);
+  }, [id, setTakeoverError, setReplyError]);
 
   useEffect(() => {
     openConversationId.value = id;
@@ -116,6 +124,7 @@ export function ConversationView({ id }: { id: string }) {
             conversationId={id}
             busy={reply.busy}
             error={reply.error}
+            onEdit={() => setReplyError(null)}
             takenOver={data.human_takeover}
             onSend={async (text) => {
               const message = await reply.run(() => sendReply(id, text));

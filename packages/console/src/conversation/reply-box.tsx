@@ -8,10 +8,11 @@ export const MAX_REPLY_CHARS = 32_000;
 /**
  * The agent's reply box: Enter sends, Shift+Enter starts a new line. The draft is kept in this
  * browser per conversation (so a reload keeps it), kept after a failed send, and cleared once
- * sent; a refusal shows right under the box, with the character count against the limit.
+ * sent; a refusal shows right under the box, with the character count against the limit, until
+ * the text is edited (`onEdit`) or sent again.
  */
-export function ReplyBox(props: { conversationId: string; onSend: (text: string) => Promise<boolean>; busy: boolean; takenOver: boolean; error: string | null }) {
-  const { conversationId, onSend, busy, takenOver, error } = props;
+export function ReplyBox(props: { conversationId: string; onSend: (text: string) => Promise<boolean>; onEdit: () => void; busy: boolean; takenOver: boolean; error: string | null }) {
+  const { conversationId, onSend, onEdit, busy, takenOver, error } = props;
   const [text, setText] = useState(() => readDraft(conversationId));
   useEffect(() => setText(readDraft(conversationId)), [conversationId]);
   const length = [...text].length;
@@ -20,6 +21,7 @@ export function ReplyBox(props: { conversationId: string; onSend: (text: string)
   function change(value: string) {
     setText(value);
     writeDraft(conversationId, value);
+    onEdit();
   }
 
   async function send() {
