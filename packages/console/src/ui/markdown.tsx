@@ -20,17 +20,26 @@ function useRenderer(): typeof MarkdownModule | null {
   return renderer.value;
 }
 
+/** The renderer's nodes for `text`, put into the element `host` holds once the renderer has arrived. */
+function useRendered<T extends HTMLElement>(text: string, render: (module: typeof MarkdownModule, text: string) => DocumentFragment) {
+  const module = useRenderer();
+  const host = useRef<T>(null);
+  useLayoutEffect(() => {
+    if (module) host.current?.replaceChildren(render(module, text));
+  }, [text, module, render]);
+  return { ready: module !== null, host };
+}
+
+const markdownOf = (module: typeof MarkdownModule, text: string) => module.renderMarkdown(text, document);
+const linkedTextOf = (module: typeof MarkdownModule, text: string) => module.renderLinkedText(text, document);
+
 /**
  * A model's reply as the visitor saw it in the widget: its Markdown through the frame's own
  * renderer, which builds elements and text nodes and never parses HTML.
  */
 export function Markdown({ text, class: className }: { text: string; class?: string }) {
-  const module = useRenderer();
-  const host = useRef<HTMLDivElement>(null);
-  useLayoutEffect(() => {
-    if (module) host.current?.replaceChildren(module.renderMarkdown(text, document));
-  }, [text, module]);
-  return module ? <div class={className} ref={host} /> : <p class={className} dir="auto">{text}</p>;
+  const { ready, host } = useRendered<HTMLDivElement>(text, markdownOf);
+  return ready ? <div class={className} ref={host} /> : <p class={className} dir="auto">{text}</p>;
 }
 
 /**
@@ -38,14 +47,10 @@ export function Markdown({ text, class: className }: { text: string; class?: str
  * addresses made links (text nodes and anchors, never parsed HTML).
  */
 export function LinkedText({ text, class: className }: { text: string; class?: string }) {
-  const module = useRenderer();
-  const host = useRef<HTMLParagraphElement>(null);
-  useLayoutEffect(() => {
-    if (module) host.current?.replaceChildren(module.renderLinkedText(text, document));
-  }, [text, module]);
+  const { ready, host } = useRendered<HTMLParagraphElement>(text, linkedTextOf);
   return (
     <p class={className} dir="auto" ref={host}>
-      {module ? null : text}
+      {ready ? null : text}
     </p>
   );
 }
