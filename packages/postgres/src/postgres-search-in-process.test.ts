@@ -1,4 +1,5 @@
 import type { DocumentToIndex, EmbeddingSpace, SearchIndex } from "@parley/core";
+import { seededRandom } from "@parley/core/contract";
 import { cosineSimilarity } from "@parley/core/vectors";
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -14,17 +15,6 @@ import { truncateSearch, usePglite } from "./test-pglite.js";
 const SPACE: EmbeddingSpace = { embedderId: "test-64", dimensions: 64 };
 const BOT = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee";
 const CHUNKS = 3_000;
-
-/** A seeded xorshift generator in [0, 1). */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 0x100000000;
-  };
-}
 
 /** Mixed signs and a few heavy dimensions, like the local embedder's vectors. */
 function randomVector(random: () => number): Float32Array {

@@ -1,6 +1,6 @@
+import { seededRandom } from "@parley/core/contract";
 import { describe, expect, it } from "vitest";
 import { topK } from "./sqlite-search-index-postings.js";
-import { seededRandom } from "./test-random.js";
 
 describe("topK", () => {
   it("returns the k best rows by score, ties by id, as a full sort does", () => {

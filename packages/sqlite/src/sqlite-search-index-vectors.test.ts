@@ -1,7 +1,7 @@
+import { seededRandom } from "@parley/core/contract";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "./database.js";
 import { createSqliteSearchIndex } from "./sqlite-search-index.js";
-import { seededRandom } from "./test-random.js";
 
 // Enough chunks that a search goes through the int8 first pass (it re-scores at least 100
 // candidates, so smaller chatbots are scored exactly), with vectors of mixed signs and a few

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createInt8Columns, ROW_STEP } from "./int8-columns.js";
-import { seededRandom } from "./test-random.js";
+import { seededRandom } from "../contract/seeded-random.js";
 
 describe("Int8Columns", () => {
   it("rounds the capacity up to whole 16-row steps", () => {

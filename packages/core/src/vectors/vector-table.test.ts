@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { seededRandom } from "./test-random.js";
+import { seededRandom } from "../contract/seeded-random.js";
 import { appendVector, candidateIds, cosineSimilarity, createVectorTable } from "./vector-table.js";
 
 const DIMENSIONS = 1_024;
