@@ -248,6 +248,33 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
     await log.getByText("Descaling takes ten minutes with the descaler.").waitFor();
   });
 
+  it("counts on the launcher the replies that came while the chat was closed, until it is opened", async () => {
+    const { parley } = fixture;
+    const conversations = (await api(parley.url, parley.adminKey, `/v1/admin/conversations?chatbot_id=${parley.chatbotId}`)).json as { data: { id: string }[] };
+    const conversation = conversations.data[0]!.id;
+    const launcher = page.getByRole("button", { name: "Open chat" });
+    const badge = launcher.locator(".badge");
+    // The launcher's description: the text of the element its aria-describedby names, in its shadow root.
+    const description = () => launcher.evaluate((button) => {
+      const id = button.getAttribute("aria-describedby");
+      return id === null ? null : (button.getRootNode() as unknown as { getElementById(id: string): { textContent: string | null } | null }).getElementById(id)?.textContent ?? null;
+    });
+    expect(await badge.isVisible()).toBe(false);
+    await chat(page).getByRole("button", { name: "Close chat" }).click();
+    await expect.poll(() => page.locator('iframe[title="Chat"]').isVisible()).toBe(false);
+    for (const content of ["Are you still there?", "I have sent you the guide by email."]) {
+      expect((await api(parley.url, parley.adminKey, `/v1/admin/conversations/${conversation}/messages`, { content })).status).toBe(201);
+    }
+    await expect.poll(() => badge.textContent()).toBe("2");
+    expect(await badge.isVisible()).toBe(true);
+    expect(await description()).toBe("2 new messages");
+    await screenshot(page, "unread");
+    await launcher.click();
+    await chat(page).getByRole("log").getByText("I have sent you the guide by email.").waitFor();
+    expect(await badge.isVisible()).toBe(false);
+    expect(await description()).toBe(null);
+  });
+
   it("closes with Close chat and starts afresh with New conversation", async () => {
     await chat(page).getByRole("button", { name: "New conversation" }).click();
     await chat(page).getByRole("button", { name: "How long is the warranty?" }).waitFor();

@@ -151,10 +151,14 @@ function showSystem(text: string): void {
   scrollDown();
 }
 
-/** Shows a stored reply (the model's or an agent's) with its sources and rating buttons. */
+/**
+ * Shows a stored reply (the model's or an agent's) with its sources and rating buttons, and tells
+ * the loader, which counts the replies shown while the chat is closed on its launcher.
+ */
 function showReply(message: WidgetMessage, into?: { root: HTMLDivElement; body: HTMLDivElement }): void {
   if (shown.has(message.id) && !into) return;
   shown.add(message.id);
+  toParent({ type: "parley:reply" });
   if (notice.textContent === TEXTS.interrupted) say("");
   const kind = kindOf(message);
   const target = into ?? item(kind, message.agent_name);

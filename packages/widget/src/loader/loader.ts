@@ -1,7 +1,8 @@
 // The loader a host page embeds (docs/design.md §14):
 //   <script src="https://HOST/widget.js" data-chatbot-id="UUID" async></script>
 // It adds one launcher button in an open shadow root (the host's styles cannot reach it) and, when
-// opened, one <iframe title="Chat"> of HOST/widget/{chatbot_id}. It sets no cookie, touches
+// opened, one <iframe title="Chat"> of HOST/widget/{chatbot_id}; a closed chat stays loaded, and
+// the launcher counts the replies it shows meanwhile. It sets no cookie, touches
 // nothing else on the page and asks no other origin for anything: the frame does the talking.
 // Built as an IIFE (vite.loader.config.ts), so none of its names reach the host's global scope.
 
@@ -12,7 +13,7 @@ interface Identity {
 
 /** What the frame and the loader say to each other (both check the other's origin). */
 type ToFrame = { type: "parley:init"; userId?: string; userHash?: string } | { type: "parley:reset" } | { type: "parley:identify"; userId?: string; userHash?: string };
-type FromFrame = { type: "parley:close" } | { type: "parley:appearance"; accentColor?: string; position?: string };
+type FromFrame = { type: "parley:close" } | { type: "parley:reply" } | { type: "parley:appearance"; accentColor?: string; position?: string };
 
 declare global {
   interface Window {
@@ -37,8 +38,27 @@ function start(script: HTMLScriptElement, chatbotId: string): void {
   launcher.className = "launcher";
   launcher.setAttribute("aria-label", "Open chat");
   launcher.setAttribute("aria-expanded", "false");
-  launcher.append(icon());
-  root.append(launcher);
+  // Replies that came while the chat was closed: a count on the launcher, and its description
+  // for a screen reader (the accessible name stays "Open chat").
+  const badge = document.createElement("span");
+  badge.className = "badge";
+  badge.setAttribute("aria-hidden", "true");
+  badge.hidden = true;
+  const unreadText = document.createElement("span");
+  unreadText.id = "unread";
+  unreadText.hidden = true;
+  launcher.append(icon(), badge);
+  root.append(launcher, unreadText);
+  let unread = 0;
+
+  function showUnread(count: number): void {
+    unread = count;
+    badge.hidden = count === 0;
+    badge.textContent = count > 9 ? "9+" : String(count);
+    unreadText.textContent = count === 1 ? "1 new message" : `${count} new messages`;
+    if (count === 0) launcher.removeAttribute("aria-describedby");
+    else launcher.setAttribute("aria-describedby", "unread");
+  }
 
   let frame: HTMLIFrameElement | undefined;
   let ready = false;
@@ -64,6 +84,7 @@ function start(script: HTMLScriptElement, chatbotId: string): void {
     }
     root.host.setAttribute("data-open", "true");
     frame.hidden = false;
+    showUnread(0);
     launcher.setAttribute("aria-expanded", "true");
     frame.focus();
   }
@@ -83,6 +104,7 @@ function start(script: HTMLScriptElement, chatbotId: string): void {
     if (event.origin !== origin || !frame || event.source !== frame.contentWindow) return;
     const data = event.data;
     if (data?.type === "parley:close") close();
+    else if (data?.type === "parley:reply" && frame.hidden) showUnread(unread + 1);
     else if (data?.type === "parley:appearance") appearance(data.accentColor, data.position);
   });
 
@@ -135,7 +157,9 @@ function icon(): SVGElement {
 // :host resets inherited styles; the frame fills the viewport under 480 px (100dvh).
 const STYLES = `:host{all:initial;position:fixed;z-index:2147483000;bottom:20px;right:20px}
 :host([data-position=left]){right:auto;left:20px}
-.launcher{all:unset;box-sizing:border-box;width:56px;height:56px;border-radius:50%;background:#2563eb;color:#fff;display:grid;place-items:center;cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.25)}
+.launcher{all:unset;position:relative;box-sizing:border-box;width:56px;height:56px;border-radius:50%;background:#2563eb;color:#fff;display:grid;place-items:center;cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.25)}
+.badge{position:absolute;top:-4px;right:-4px;box-sizing:border-box;min-width:22px;height:22px;padding:0 6px;border-radius:11px;border:2px solid #fff;background:#b91c1c;color:#fff;font:700 12px/18px system-ui,sans-serif;text-align:center}
+.badge[hidden]{display:none}
 .launcher:focus-visible{outline:3px solid #111;outline-offset:3px}
 .frame{position:fixed;bottom:88px;right:20px;width:380px;height:min(640px,calc(100vh - 108px));border:0;border-radius:12px;box-shadow:0 8px 30px rgba(0,0,0,.25);background:#fff}
 :host([data-position=left]) .frame{right:auto;left:20px}
