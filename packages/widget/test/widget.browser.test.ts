@@ -82,14 +82,25 @@ describe.skipIf(skip)("the chat widget in Chromium, on a host site", () => {
   });
 
   it("sends a starter question and grows the reply as it streams, with its source and rating buttons below", async () => {
+    let start!: () => void;
+    const started = new Promise<void>((resolve) => (start = resolve));
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    fixture.openai.chat.enqueue(streamWith(["The kettle comes", " with a", held, " **2-year** limited warranty."]));
+    fixture.openai.chat.enqueue(streamWith([started, "The kettle comes", " with a", held, " **2-year** limited warranty."]));
     await chat(page).getByRole("button", { name: "How long is the warranty?" }).click();
     const log = chat(page).getByRole("log");
     await log.locator(".msg.visitor").filter({ hasText: "How long is the warranty?" }).waitFor();
-    // Half the reply is on screen while the model still writes: no rating buttons yet.
+    // Before the model's first word, the bot's bubble says a reply is being written.
+    const typing = log.locator(".msg.bot.typing");
+    await typing.waitFor();
+    expect(await typing.locator(".body").textContent()).toBe("Writing a reply…");
+    expect(await typing.locator(".dot").count()).toBe(3);
+    await screenshot(page, "writing");
+    start();
+    // Half the reply is on screen while the model still writes, in that same bubble: no rating buttons yet.
     await log.getByText("The kettle comes with a").waitFor();
+    expect(await typing.count()).toBe(0);
+    expect(await log.locator(".msg.bot").count()).toBe(1);
     expect(await log.getByRole("button", { name: "Helpful" }).count()).toBe(0);
     release();
     await log.getByText("2-year", { exact: true }).waitFor();

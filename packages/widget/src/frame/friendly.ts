@@ -12,6 +12,7 @@ export const TEXTS = {
   failed: "Sorry, something went wrong. Please try again.",
   signIn: "Please sign in to chat with us.",
   tooLong: "A message can be at most 32,000 characters long; the rest was not added.",
+  writing: "Writing a reply…",
 } as const;
 
 /** The sentence for a refused request: its status and the server's `detail`. */

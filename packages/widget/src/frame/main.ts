@@ -145,6 +145,43 @@ function showVisitor(content: string, id?: string): HTMLDivElement {
   return root;
 }
 
+/**
+ * The bot's bubble while the model has not written its first word: three pulsing dots, and
+ * "Writing a reply…" for a screen reader. The first delta takes the bubble over (`takeTyping`);
+ * a reply without deltas, a handoff or a failure removes it (`hideTyping`).
+ */
+let typing: { root: HTMLDivElement; body: HTMLDivElement } | undefined;
+
+function showTyping(): void {
+  hideTyping();
+  typing = item("bot");
+  typing.root.classList.add("typing");
+  const label = document.createElement("span");
+  label.className = "sr-only";
+  label.textContent = TEXTS.writing;
+  const dots = Array.from({ length: 3 }, () => {
+    const dot = document.createElement("span");
+    dot.className = "dot";
+    dot.setAttribute("aria-hidden", "true");
+    return dot;
+  });
+  typing.body.append(label, ...dots);
+  scrollDown();
+}
+
+function takeTyping(): { root: HTMLDivElement; body: HTMLDivElement } | undefined {
+  const taken = typing;
+  typing = undefined;
+  taken?.root.classList.remove("typing");
+  taken?.body.replaceChildren();
+  return taken;
+}
+
+function hideTyping(): void {
+  typing?.root.remove();
+  typing = undefined;
+}
+
 function showSystem(text: string): void {
   const { body } = item("system");
   body.textContent = text;
@@ -337,6 +374,15 @@ async function send(text: string): Promise<void> {
 }
 
 async function sendOnce(message: string, visitor: HTMLDivElement, retry: boolean): Promise<void> {
+  showTyping();
+  try {
+    await sendAndRead(message, visitor, retry);
+  } finally {
+    hideTyping();
+  }
+}
+
+async function sendAndRead(message: string, visitor: HTMLDivElement, retry: boolean): Promise<void> {
   const session = await ensureSession();
   let response: Response;
   try {
@@ -354,6 +400,7 @@ async function sendOnce(message: string, visitor: HTMLDivElement, retry: boolean
   if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
     const body = (await response.json()) as { message?: WidgetMessage; reply?: WidgetMessage | null };
     if (body.message?.id) shown.add(body.message.id);
+    hideTyping();
     if (body.reply) showReply(body.reply);
     return;
   }
@@ -374,20 +421,24 @@ async function sendOnce(message: string, visitor: HTMLDivElement, retry: boolean
       shown.add(data.id);
       accepted = true;
     } else if (event.event === "delta" && typeof data.text === "string") {
-      streaming ??= item("bot");
+      streaming ??= takeTyping() ?? item("bot");
       streaming.root.setAttribute("aria-busy", "true");
       text += data.text;
       streaming.body.replaceChildren(renderMarkdown(text, document));
       scrollDown();
     } else if (event.event === "reply") {
       const reply = data as unknown as WidgetMessage;
+      hideTyping();
       if (streaming) streaming.root.removeAttribute("aria-busy");
       if (shown.has(reply.id)) streaming?.root.remove();
       else showReply(reply, streaming);
       streaming = undefined;
       ended = true;
-    } else if (event.event === "handoff") ended = true;
-    else if (event.event === "error") {
+    } else if (event.event === "handoff") {
+      hideTyping();
+      ended = true;
+    } else if (event.event === "error") {
+      hideTyping();
       streaming?.root.remove();
       streaming = undefined;
       failure = typeof data.detail === "string" ? data.detail : "";
