@@ -148,7 +148,8 @@ function showVisitor(content: string, id?: string): HTMLDivElement {
 /**
  * The bot's bubble while the model has not written its first word: three pulsing dots, and
  * "Writing a reply…" for a screen reader. The first delta takes the bubble over (`takeTyping`);
- * a reply without deltas, a handoff or a failure removes it (`hideTyping`).
+ * a streamed reply without deltas, a handoff or a failure removes it at once (`hideTyping`), and
+ * the end of the request removes whatever is left (a JSON answer, a refusal).
  */
 let typing: { root: HTMLDivElement; body: HTMLDivElement } | undefined;
 
@@ -400,7 +401,6 @@ async function sendAndRead(message: string, visitor: HTMLDivElement, retry: bool
   if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
     const body = (await response.json()) as { message?: WidgetMessage; reply?: WidgetMessage | null };
     if (body.message?.id) shown.add(body.message.id);
-    hideTyping();
     if (body.reply) showReply(body.reply);
     return;
   }
